@@ -1,0 +1,430 @@
+//! The board: its geometry (rows, columns, marks in a row to win), its squares,
+//! and the storage of the marks, dense or sparse behind one type.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::player::PlayerId;
+
+/// The most rows or columns a board can have.
+pub const MAX_SIDE: u32 = 1_000_000;
+
+/// Boards with more cells than this use sparse storage under [`Storage::Auto`].
+///
+/// 16 Mi cells is 16 MiB of dense storage, the most a referee should take
+/// before it knows how many moves will come.
+pub const AUTO_DENSE_LIMIT: u64 = 1 << 24;
+
+/// A board's shape and winning line length: `rows × cols`, `win` in a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Geometry {
+    rows: u32,
+    cols: u32,
+    win: u32,
+}
+
+/// Why a geometry is not playable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeometryError {
+    /// Rows or columns outside `1..=MAX_SIDE`.
+    Side,
+    /// `win` outside `1..=max(rows, cols)`.
+    Win,
+}
+
+impl Geometry {
+    /// The classic board: 3 × 3, three in a row.
+    pub const CLASSIC: Geometry = Geometry {
+        rows: 3,
+        cols: 3,
+        win: 3,
+    };
+
+    /// A `rows × cols` board where `win` in a row wins.
+    ///
+    /// # Errors
+    /// A side outside `1..=1,000,000`, or `win` outside `1..=max(rows, cols)`.
+    pub fn new(rows: u32, cols: u32, win: u32) -> Result<Geometry, GeometryError> {
+        let side = 1..=MAX_SIDE;
+        if !side.contains(&rows) || !side.contains(&cols) {
+            return Err(GeometryError::Side);
+        }
+        if !(1..=rows.max(cols)).contains(&win) {
+            return Err(GeometryError::Win);
+        }
+        Ok(Geometry { rows, cols, win })
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn rows(self) -> u32 {
+        self.rows
+    }
+
+    /// Number of columns.
+    #[must_use]
+    pub fn cols(self) -> u32 {
+        self.cols
+    }
+
+    /// How many marks in a line win.
+    #[must_use]
+    pub fn win(self) -> u32 {
+        self.win
+    }
+
+    /// Number of squares, `rows × cols`.
+    #[must_use]
+    pub fn cells(self) -> u64 {
+        u64::from(self.rows) * u64::from(self.cols)
+    }
+
+    /// The square at `row`, `col` (0-based), if it is on the board.
+    #[must_use]
+    pub fn square(self, row: u32, col: u32) -> Option<Square> {
+        (row < self.rows && col < self.cols)
+            .then(|| Square(u64::from(row) * u64::from(self.cols) + u64::from(col)))
+    }
+
+    /// The row and column (0-based) of `square`.
+    #[must_use]
+    pub fn coords(self, square: Square) -> (u32, u32) {
+        let cols = u64::from(self.cols);
+        let row = u32::try_from(square.0 / cols).expect("square on the board");
+        let col = u32::try_from(square.0 % cols).expect("column below cols");
+        (row, col)
+    }
+
+    /// Reads a square token as a move file writes it: a decimal number from 1
+    /// to [`Geometry::cells`], with an optional `+` and leading zeros.
+    ///
+    /// Anything else (`0`, `-1`, `5.0`, `abc`, a number of any length past the
+    /// last square) is `None`; nothing overflows.
+    #[must_use]
+    pub fn parse_square(self, token: &str) -> Option<Square> {
+        let digits = token.strip_prefix('+').unwrap_or(token);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let significant = digits.trim_start_matches('0');
+        // u64::MAX has 20 digits; anything longer is past every board.
+        if significant.len() > 20 {
+            return None;
+        }
+        let number: u64 = if significant.is_empty() {
+            0
+        } else {
+            significant.parse().ok()?
+        };
+        (1..=self.cells())
+            .contains(&number)
+            .then(|| Square(number - 1))
+    }
+}
+
+impl fmt::Display for Geometry {
+    /// `5x7, 4 in a row`, as a board line writes it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}, {} in a row", self.rows, self.cols, self.win)
+    }
+}
+
+/// A square of a board, numbered from 0 in row-major order from the top-left.
+///
+/// Move files number squares from 1; [`Square::number`] gives that number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Square(u64);
+
+impl Square {
+    /// The square with 0-based row-major `index`.
+    #[must_use]
+    pub fn from_index(index: u64) -> Square {
+        Square(index)
+    }
+
+    /// The 0-based row-major index.
+    #[must_use]
+    pub fn index(self) -> u64 {
+        self.0
+    }
+
+    /// The 1-based number a move file uses for this square.
+    #[must_use]
+    pub fn number(self) -> u64 {
+        self.0 + 1
+    }
+}
+
+/// How a board keeps its marks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Storage {
+    /// Dense for boards of up to [`AUTO_DENSE_LIMIT`] cells, sparse beyond.
+    #[default]
+    Auto,
+    /// One byte per square: fastest, memory in proportion to the board.
+    Dense,
+    /// Only the occupied squares: memory in proportion to the moves.
+    Sparse,
+}
+
+/// One of the four line directions a win can lie along.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Along a row.
+    Horizontal,
+    /// Along a column.
+    Vertical,
+    /// From the top-left towards the bottom-right.
+    Diagonal,
+    /// From the bottom-left towards the top-right.
+    AntiDiagonal,
+}
+
+impl Direction {
+    /// All four directions.
+    pub const ALL: [Direction; 4] = [
+        Direction::Horizontal,
+        Direction::Vertical,
+        Direction::Diagonal,
+        Direction::AntiDiagonal,
+    ];
+
+    /// The (row, column) step of one square along the direction.
+    fn step(self) -> (i64, i64) {
+        match self {
+            Direction::Horizontal => (0, 1),
+            Direction::Vertical => (1, 0),
+            Direction::Diagonal => (1, 1),
+            Direction::AntiDiagonal => (-1, 1),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Cells {
+    /// 0 for an empty square, a player's index + 1 otherwise.
+    Dense(Vec<u8>),
+    Sparse(HashMap<u64, PlayerId>),
+}
+
+/// The marks on a board. Both storages answer every query identically.
+#[derive(Clone, Debug)]
+pub struct Board {
+    geometry: Geometry,
+    cells: Cells,
+    filled: u64,
+}
+
+impl Board {
+    /// An empty board of the given geometry, stored as `storage` asks.
+    #[must_use]
+    pub fn new(geometry: Geometry, storage: Storage) -> Board {
+        let dense = match storage {
+            Storage::Dense => true,
+            Storage::Sparse => false,
+            Storage::Auto => geometry.cells() <= AUTO_DENSE_LIMIT,
+        };
+        let cells = if dense {
+            let len = usize::try_from(geometry.cells()).expect("dense board fits in memory");
+            Cells::Dense(vec![0; len])
+        } else {
+            Cells::Sparse(HashMap::new())
+        };
+        Board {
+            geometry,
+            cells,
+            filled: 0,
+        }
+    }
+
+    /// The board's geometry.
+    #[must_use]
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// Whether the board keeps only its occupied squares.
+    #[must_use]
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.cells, Cells::Sparse(_))
+    }
+
+    /// Who holds `square`, if anyone.
+    #[must_use]
+    pub fn get(&self, square: Square) -> Option<PlayerId> {
+        match &self.cells {
+            Cells::Dense(cells) => {
+                let cell = cells[usize::try_from(square.0).expect("dense index fits")];
+                cell.checked_sub(1).map(|i| PlayerId::new(usize::from(i)))
+            }
+            Cells::Sparse(cells) => cells.get(&square.0).copied(),
+        }
+    }
+
+    /// Puts `player`'s mark on `square`, which must be empty.
+    ///
+    /// # Panics
+    /// If `square` is already marked (a rule engine checks first).
+    pub fn set(&mut self, square: Square, player: PlayerId) {
+        let fresh = match &mut self.cells {
+            Cells::Dense(cells) => {
+                let cell = &mut cells[usize::try_from(square.0).expect("dense index fits")];
+                let fresh = *cell == 0;
+                *cell = u8::try_from(player.index() + 1).expect("player index fits in u8");
+                fresh
+            }
+            Cells::Sparse(cells) => cells.insert(square.0, player).is_none(),
+        };
+        assert!(fresh, "square {} marked twice", square.number());
+        self.filled += 1;
+    }
+
+    /// How many squares hold a mark.
+    #[must_use]
+    pub fn filled(&self) -> u64 {
+        self.filled
+    }
+
+    /// Whether every square holds a mark.
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.filled == self.geometry.cells()
+    }
+
+    /// Who holds the square at `row`, `col`; `None` when empty or off the board.
+    #[must_use]
+    pub fn at(&self, row: u32, col: u32) -> Option<PlayerId> {
+        self.geometry.square(row, col).and_then(|sq| self.get(sq))
+    }
+
+    /// How many of `player`'s marks stand in an unbroken line through `square`
+    /// along `direction`, counting `square` itself; 0 if `square` is not theirs.
+    ///
+    /// Counting stops at the winning length, so the cost is O(win), never
+    /// O(board).
+    #[must_use]
+    pub fn run_through(&self, square: Square, direction: Direction, player: PlayerId) -> u32 {
+        if self.get(square) != Some(player) {
+            return 0;
+        }
+        let win = self.geometry.win;
+        let (row, col) = self.geometry.coords(square);
+        let (dr, dc) = direction.step();
+        let mut count = 1;
+        for sign in [1, -1] {
+            let (mut r, mut c) = (i64::from(row), i64::from(col));
+            while count < win {
+                r += sign * dr;
+                c += sign * dc;
+                let on_board = u32::try_from(r).ok().zip(u32::try_from(c).ok());
+                match on_board.and_then(|(r, c)| self.at(r, c)) {
+                    Some(p) if p == player => count += 1,
+                    _ => break,
+                }
+            }
+        }
+        count
+    }
+
+    /// Whether `player` has a winning line through `square` along `direction`.
+    #[must_use]
+    pub fn wins_along(&self, square: Square, direction: Direction, player: PlayerId) -> bool {
+        self.run_through(square, direction, player) >= self.geometry.win
+    }
+
+    /// Whether `player` has a winning line through `square` in any direction.
+    #[must_use]
+    pub fn wins_through(&self, square: Square, player: PlayerId) -> bool {
+        Direction::ALL
+            .into_iter()
+            .any(|d| self.wins_along(square, d, player))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(n: u64) -> Square {
+        Square::from_index(n - 1)
+    }
+
+    #[test]
+    fn parses_square_tokens_without_overflow() {
+        let g = Geometry::CLASSIC;
+        assert_eq!(g.parse_square("5"), Some(sq(5)));
+        assert_eq!(g.parse_square("05"), Some(sq(5)));
+        assert_eq!(g.parse_square("+5"), Some(sq(5)));
+        assert_eq!(g.parse_square("0009"), Some(sq(9)));
+        for bad in [
+            "0",
+            "10",
+            "-1",
+            "abc",
+            "5.0",
+            "+",
+            "",
+            "++5",
+            "-0",
+            "٥",
+            "99999999999999999999",
+            "000000000000000000000000000001x",
+        ] {
+            assert_eq!(g.parse_square(bad), None, "{bad}");
+        }
+        assert_eq!(
+            g.parse_square("0000000000000000000000000000001"),
+            Some(sq(1))
+        );
+        let huge = Geometry::new(MAX_SIDE, MAX_SIDE, 5).unwrap();
+        assert_eq!(
+            huge.parse_square("1000000000000"),
+            Some(sq(1_000_000_000_000))
+        );
+        assert_eq!(huge.parse_square("1000000000001"), None);
+        assert_eq!(huge.parse_square("18446744073709551616"), None);
+    }
+
+    #[test]
+    fn geometry_limits() {
+        assert!(Geometry::new(1, 1, 1).is_ok());
+        assert_eq!(Geometry::new(0, 3, 1), Err(GeometryError::Side));
+        assert_eq!(Geometry::new(3, MAX_SIDE + 1, 1), Err(GeometryError::Side));
+        assert_eq!(Geometry::new(3, 5, 6), Err(GeometryError::Win));
+        assert_eq!(Geometry::new(3, 5, 0), Err(GeometryError::Win));
+        assert!(Geometry::new(3, 5, 5).is_ok());
+    }
+
+    #[test]
+    fn coords_round_trip() {
+        let g = Geometry::new(5, 7, 4).unwrap();
+        let s = g.square(3, 6).unwrap();
+        assert_eq!(s.number(), 3 * 7 + 7);
+        assert_eq!(g.coords(s), (3, 6));
+        assert_eq!(g.square(5, 0), None);
+    }
+
+    #[test]
+    fn runs_are_counted_through_a_square_in_both_storages() {
+        let x = PlayerId::new(0);
+        for storage in [Storage::Dense, Storage::Sparse] {
+            let g = Geometry::new(4, 4, 3).unwrap();
+            let mut b = Board::new(g, storage);
+            for (r, c) in [(0, 0), (1, 1), (2, 2), (0, 3), (1, 2), (2, 1)] {
+                b.set(g.square(r, c).unwrap(), x);
+            }
+            let mid = g.square(1, 1).unwrap();
+            assert_eq!(b.run_through(mid, Direction::Diagonal, x), 3);
+            assert!(b.wins_through(mid, x));
+            let top_right = g.square(0, 3).unwrap();
+            assert_eq!(b.run_through(top_right, Direction::AntiDiagonal, x), 3);
+            assert_eq!(b.run_through(top_right, Direction::Horizontal, x), 1);
+            assert_eq!(
+                b.run_through(g.square(3, 3).unwrap(), Direction::Vertical, x),
+                0
+            );
+            assert_eq!(b.filled(), 6);
+            assert!(!b.is_full());
+        }
+    }
+}

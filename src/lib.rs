@@ -1,0 +1,28 @@
+//! `ttt-referee` referees tic-tac-toe and its larger relatives (m×n boards,
+//! k in a row, 2–10 players): it reads a move file, rules on every move, and
+//! writes a transcript whose layout is exact to the byte.
+//!
+//! The work is split into rooms that do not reach into each other:
+//! [`movefile`] reads records and never judges them, [`game`] judges moves on
+//! a [`board`], [`transcript`] (with [`render`]) owns the layout, and
+//! [`referee`] runs one through the others. [`cli`] is the command line.
+//!
+//! ```
+//! use ttt_referee::referee::{referee, Options};
+//!
+//! let moves = "Game\nX: Ann O: Bo\n\nX 5\nO 5\nO 1\n";
+//! let mut transcript = Vec::new();
+//! let report = referee(moves.as_bytes(), &mut transcript, &Options::default()).unwrap();
+//! assert_eq!(report.violations, 1);
+//! assert!(String::from_utf8(transcript).unwrap().contains("O 5 marked square\n"));
+//! ```
+
+pub mod board;
+pub mod cli;
+pub mod game;
+pub mod movefile;
+pub mod output;
+pub mod player;
+pub mod referee;
+pub mod render;
+pub mod transcript;

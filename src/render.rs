@@ -1,0 +1,173 @@
+//! Board renderings: `classic`, `grid` and `table`, each exact to the byte.
+//!
+//! Every rendering appends to a byte buffer and ends each line with `\n`.
+
+use crate::board::Board;
+use crate::player::Players;
+
+/// How a board is drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Style {
+    /// Marks or `-`, one space between cells: `X - O` (seeds/000).
+    #[default]
+    Classic,
+    /// Cells joined by `|`, rows separated by `-+-+-`, a space for an empty
+    /// cell (seeds/003).
+    Grid,
+    /// A table with numbered rows and columns from 0 (seeds/004).
+    Table,
+}
+
+/// Draws boards of one game: the players' marks encoded once, ready to copy.
+#[derive(Clone, Debug)]
+pub struct Renderer {
+    style: Style,
+    /// UTF-8 bytes of each player's mark, by player index.
+    marks: Vec<Box<[u8]>>,
+}
+
+impl Renderer {
+    /// A renderer for `players`' boards in `style`.
+    #[must_use]
+    pub fn new(style: Style, players: &Players) -> Renderer {
+        let marks = players
+            .iter()
+            .map(|(_, p)| p.mark.char().to_string().into_bytes().into_boxed_slice())
+            .collect();
+        Renderer { style, marks }
+    }
+
+    /// Appends the whole board to `out`.
+    pub fn board(&self, board: &Board, out: &mut Vec<u8>) {
+        let g = board.geometry();
+        match self.style {
+            Style::Classic => {
+                for row in 0..g.rows() {
+                    self.row(board, row, out);
+                }
+            }
+            Style::Grid => {
+                for row in 0..g.rows() {
+                    if row > 0 {
+                        out.push(b'-');
+                        for _ in 1..g.cols() {
+                            out.extend_from_slice(b"+-");
+                        }
+                        out.push(b'\n');
+                    }
+                    self.row(board, row, out);
+                }
+            }
+            Style::Table => {
+                out.extend_from_slice(b"   ");
+                let mut number = itoa::Buffer::new();
+                for col in 0..g.cols() {
+                    right_align_2(number.format(col), out);
+                    out.push(b'|');
+                }
+                out.push(b'\n');
+                for row in 0..g.rows() {
+                    self.row(board, row, out);
+                }
+            }
+        }
+    }
+
+    /// Appends one row of the board, with its line end, to `out`.
+    ///
+    /// In `table` style the row starts with its number.
+    pub fn row(&self, board: &Board, row: u32, out: &mut Vec<u8>) {
+        let cols = board.geometry().cols();
+        match self.style {
+            Style::Classic => {
+                for col in 0..cols {
+                    if col > 0 {
+                        out.push(b' ');
+                    }
+                    self.cell(board, row, col, b"-", out);
+                }
+            }
+            Style::Grid => {
+                for col in 0..cols {
+                    if col > 0 {
+                        out.push(b'|');
+                    }
+                    self.cell(board, row, col, b" ", out);
+                }
+            }
+            Style::Table => {
+                right_align_2(itoa::Buffer::new().format(row), out);
+                out.push(b'|');
+                for col in 0..cols {
+                    self.cell(board, row, col, b" ", out);
+                    out.extend_from_slice(b" |");
+                }
+            }
+        }
+        out.push(b'\n');
+    }
+
+    /// Appends the mark at `row`, `col`, or `empty` if the square is empty.
+    pub fn cell(&self, board: &Board, row: u32, col: u32, empty: &[u8], out: &mut Vec<u8>) {
+        match board.at(row, col) {
+            Some(player) => out.extend_from_slice(&self.marks[player.index()]),
+            None => out.extend_from_slice(empty),
+        }
+    }
+}
+
+/// Appends `digits` right-aligned in a field of width 2.
+fn right_align_2(digits: &str, out: &mut Vec<u8>) {
+    if digits.len() < 2 {
+        out.push(b' ');
+    }
+    out.extend_from_slice(digits.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Geometry, Storage};
+    use crate::player::PlayerId;
+
+    fn draw(style: Style, rows: u32, cols: u32, marks: &[(u32, u32, usize)]) -> String {
+        let g = Geometry::new(rows, cols, 1.max(rows.min(cols))).unwrap();
+        let mut board = Board::new(g, Storage::Auto);
+        for &(r, c, p) in marks {
+            board.set(g.square(r, c).unwrap(), PlayerId::new(p));
+        }
+        let mut out = Vec::new();
+        Renderer::new(style, &Players::classic("a", "b")).board(&board, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn classic_uses_dashes_and_single_spaces() {
+        assert_eq!(
+            draw(Style::Classic, 3, 3, &[(1, 2, 0), (2, 2, 1)]),
+            "- - -\n- - X\n- - O\n"
+        );
+    }
+
+    #[test]
+    fn grid_matches_seed_003() {
+        assert_eq!(draw(Style::Grid, 1, 1, &[(0, 0, 1)]), "O\n");
+        assert_eq!(
+            draw(Style::Grid, 2, 2, &[(0, 0, 0), (1, 1, 0)]),
+            "X| \n-+-\n |X\n"
+        );
+    }
+
+    #[test]
+    fn table_matches_seed_004() {
+        assert_eq!(
+            draw(Style::Table, 3, 3, &[(0, 0, 0)]),
+            "    0| 1| 2|\n 0|X |  |  |\n 1|  |  |  |\n 2|  |  |  |\n"
+        );
+        let wide = draw(Style::Table, 1, 12, &[]);
+        assert!(
+            wide.starts_with("    0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|\n 0|"),
+            "{wide}"
+        );
+    }
+}
