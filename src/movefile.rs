@@ -113,7 +113,7 @@ pub enum ParseErrorKind {
         mark: Mark,
     },
     /// Too few or too many players.
-    #[error("{count} player(s) declared; expected 2 to 10")]
+    #[error("{count} {} declared; expected 2 to 10", plural(*.count, "player"))]
     PlayerCount {
         /// How many were declared.
         count: usize,
@@ -151,7 +151,8 @@ pub enum ParseErrorKind {
     MisplacedBoard,
     /// A move line with other than two fields.
     #[error(
-        "`{found}` has {count} fields; expected a move with two, `LABEL SQUARE`, such as `X 5`"
+        "`{found}` has {count} {}; expected a move with two, `LABEL SQUARE`, such as `X 5`",
+        plural(*.count, "field")
     )]
     MoveFields {
         /// How many whitespace-separated fields the line has.
@@ -439,6 +440,15 @@ impl Scanner<'_> {
     }
 }
 
+/// `noun`, with an `s` unless `count` is 1.
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
+}
+
 /// `text`, cut to a length that reads well inside an error message.
 fn shorten(text: &str) -> String {
     const MAX_CHARS: usize = 60;
@@ -547,11 +557,11 @@ mod tests {
             ("t\nX: a O:\n", 2, "player `O` has no name"),
             ("t\nX: a -: b\n", 2, "`-` cannot be a mark"),
             ("t\nX: a X: b\n", 2, "mark `X` is declared twice"),
-            ("t\nX: a\n", 2, "1 player(s) declared; expected 2 to 10"),
+            ("t\nX: a\n", 2, "1 player declared; expected 2 to 10"),
             (
                 "t\nA: a B: b C: c D: d E: e F: f G: g H: h I: i J: j K: k\n",
                 2,
-                "11 player(s)",
+                "11 players declared",
             ),
             ("t\nX: a O: b\nBoard: 3 by 3\n", 3, "is not a board line"),
             (
@@ -582,7 +592,7 @@ mod tests {
             (
                 "t\nX: a O: b\n\nX 5\nX\n",
                 5,
-                "`X` has 1 fields; expected a move with two",
+                "`X` has 1 field; expected a move with two",
             ),
             ("t\nX: a O: b\n\nX 5 6\n", 4, "has 3 fields"),
         ];

@@ -1,0 +1,6 @@
+//! Integration tests: the `ttt-referee` binary run as users and graders run it.
+
+mod errors;
+mod golden;
+mod output;
+mod util;
