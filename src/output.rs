@@ -5,6 +5,9 @@
 //! failure or a kill never leaves a half-written file and never destroys an
 //! earlier good one), and standard output receives the spooled bytes. Dropping
 //! a `Staged` without committing discards everything written to it.
+//!
+//! A target that exists and is not a regular file (`/dev/null`, a FIFO, a
+//! terminal) cannot be replaced by a rename and is written directly.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, Write};
@@ -27,6 +30,7 @@ enum Inner {
         temp: BufWriter<NamedTempFile>,
         target: PathBuf,
     },
+    Direct(BufWriter<File>),
 }
 
 impl Staged {
@@ -42,11 +46,17 @@ impl Staged {
     /// Output for the file `target`, written beside it under a temporary name.
     ///
     /// If `target` is a symbolic link, the file it points to is replaced and
-    /// the link kept.
+    /// the link kept. A device or pipe is opened and written as it is.
     ///
     /// # Errors
     /// If the temporary file cannot be created in `target`'s directory.
     pub fn file(target: &Path) -> io::Result<Staged> {
+        if fs::metadata(target).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
+            let file = fs::OpenOptions::new().write(true).open(target)?;
+            return Ok(Staged {
+                inner: Inner::Direct(BufWriter::with_capacity(64 << 10, file)),
+            });
+        }
         let target = match fs::symlink_metadata(target) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 fs::canonicalize(target).unwrap_or_else(|_| target.into())
@@ -99,6 +109,7 @@ impl Staged {
                 sync_dir(&target);
                 Ok(())
             }
+            Inner::Direct(mut file) => file.flush(),
         }
     }
 }
@@ -118,6 +129,7 @@ impl Write for Staged {
         match &mut self.inner {
             Inner::Stdout(w) => w.write(buf),
             Inner::File { temp, .. } => temp.write(buf),
+            Inner::Direct(file) => file.write(buf),
         }
     }
 
@@ -125,6 +137,7 @@ impl Write for Staged {
         match &mut self.inner {
             Inner::Stdout(w) => w.write_all(buf),
             Inner::File { temp, .. } => temp.write_all(buf),
+            Inner::Direct(file) => file.write_all(buf),
         }
     }
 
@@ -132,6 +145,7 @@ impl Write for Staged {
         match &mut self.inner {
             Inner::Stdout(w) => w.flush(),
             Inner::File { temp, .. } => temp.flush(),
+            Inner::Direct(file) => file.flush(),
         }
     }
 }
@@ -167,6 +181,17 @@ mod tests {
         staged.write_all(&vec![b'x'; 200_000]).unwrap();
         drop(staged);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn devices_are_written_in_place_never_renamed_over() {
+        let mut staged = Staged::file(Path::new("/dev/null")).unwrap();
+        staged.write_all(b"gone").unwrap();
+        staged.commit().unwrap();
+        assert!(
+            !fs::metadata("/dev/null").unwrap().is_file(),
+            "/dev/null is still a device"
+        );
     }
 
     #[test]

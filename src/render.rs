@@ -10,11 +10,14 @@ use crate::player::Players;
 pub enum Style {
     /// Marks or `-`, one space between cells: `X - O` (seeds/000).
     #[default]
+    #[value(help = "marks or `-`, one space between cells: `X - O`")]
     Classic,
     /// Cells joined by `|`, rows separated by `-+-+-`, a space for an empty
     /// cell (seeds/003).
+    #[value(help = "cells joined by `|`, rows separated by `-+-+-`: `X| |O`")]
     Grid,
     /// A table with numbered rows and columns from 0 (seeds/004).
+    #[value(help = "a table with rows and columns numbered from 0: ` 0|X |  |  |`")]
     Table,
 }
 

@@ -30,11 +30,14 @@ use crate::render::{Renderer, Style};
 pub enum Boards {
     /// The board after every valid move (the classic layout).
     #[default]
+    #[value(help = "the board after every valid move (the classic layout)")]
     Each,
     /// No board after the moves; the board as it stands at the end, once,
     /// just before the `Winner:` line.
+    #[value(help = "only the final board, once, just before the `Winner:` line")]
     Final,
     /// No boards at all.
+    #[value(help = "no boards at all")]
     None,
 }
 

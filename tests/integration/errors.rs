@@ -1,1 +1,145 @@
+//! Every error path of the command line: its message, its exit status, and
+//! that it writes no output.
 
+use std::fs;
+
+use crate::util::{fixture, referee};
+
+/// Runs with `args`, expects exit 2 and nothing on standard output, and
+/// returns standard error.
+fn fails(args: &[&str]) -> String {
+    let out = referee().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "{args:?} wrote to standard output");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn a_missing_input_names_the_file() {
+    assert_eq!(
+        fails(&["fixtures/no-such-file.txt"]),
+        "ttt-referee: fixtures/no-such-file.txt: cannot open: No such file or directory\n"
+    );
+}
+
+#[test]
+fn a_directory_is_not_a_move_file() {
+    assert_eq!(
+        fails(&["fixtures"]),
+        "ttt-referee: fixtures: is a directory; expected a move file\n"
+    );
+}
+
+#[test]
+fn writing_onto_the_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let moves = dir.path().join("moves.txt");
+    let original = fs::read(fixture("TTTmoves.txt")).unwrap();
+    fs::write(&moves, &original).unwrap();
+    let link = dir.path().join("link.txt");
+    fs::hard_link(&moves, &link).unwrap();
+
+    for target in [&moves, &link] {
+        let err = fails(&[moves.to_str().unwrap(), "-o", target.to_str().unwrap()]);
+        assert_eq!(
+            err,
+            format!(
+                "ttt-referee: {}: is the input file; refusing to overwrite it (choose another -o)\n",
+                target.display()
+            )
+        );
+        assert_eq!(fs::read(&moves).unwrap(), original);
+    }
+}
+
+#[test]
+fn an_output_in_a_missing_directory_is_an_error() {
+    let err = fails(&["fixtures/TTTmoves.txt", "-o", "no/such/dir/out.txt"]);
+    assert_eq!(
+        err,
+        "ttt-referee: no/such/dir/out.txt: cannot write: No such file or directory\n"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_usage() {
+    assert!(fails(&[]).contains("Usage: ttt-referee"));
+    assert!(
+        fails(&["fixtures/TTTmoves.txt", "--frobnicate"])
+            .contains("unexpected argument '--frobnicate'")
+    );
+    assert!(
+        fails(&["fixtures/TTTmoves.txt", "--style", "fancy"]).contains("invalid value 'fancy'")
+    );
+    assert!(
+        fails(&["fixtures/TTTmoves.txt", "--programmer", "two\nlines"])
+            .contains("must be a single line")
+    );
+}
+
+#[test]
+fn a_malformed_standard_input_is_named_stdin() {
+    let out = referee()
+        .arg("-")
+        .write_stdin("title\nX: a O:\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "ttt-referee: <stdin>:2: player `O` has no name; expected a name after `O:`\n"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "a malformed file must not reach standard output"
+    );
+}
+
+#[test]
+fn a_malformed_line_deep_in_a_long_file_leaves_standard_output_empty() {
+    // Far more transcript than a pipe buffer holds comes before the error.
+    let mut moves = String::from("t\nX: a O: b\n\n");
+    moves.push_str(&"Y 5\n".repeat(50_000));
+    moves.push_str("not a move line\n");
+    let out = referee().arg("-").write_stdin(moves).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .starts_with("ttt-referee: <stdin>:50004: `not a move line` has 4 fields")
+    );
+}
+
+#[test]
+fn a_line_over_a_mebibyte_is_malformed_not_a_crash() {
+    let mut moves = String::from("t\nX: a O: b\n\nX ");
+    moves.push_str(&"9".repeat(2 << 20));
+    let out = referee().arg("-").write_stdin(moves).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "ttt-referee: <stdin>:4: the line is longer than 1048576 bytes; expected a short move line\n"
+    );
+}
+
+#[test]
+fn help_shows_an_example_and_the_exit_codes() {
+    let out = referee().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("help", String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    referee()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(format!("ttt-referee {}\n", env!("CARGO_PKG_VERSION")));
+}

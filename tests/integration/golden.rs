@@ -100,7 +100,7 @@ fn run_dir(dir: &str) {
         ));
         match &case.transcript {
             Some(expected) => {
-                failures.extend(compare(&format!("{name}: stdout"), &out.stdout, expected))
+                failures.extend(compare(&format!("{name}: stdout"), &out.stdout, expected));
             }
             None if !out.stdout.is_empty() => failures.push(format!(
                 "{name}: malformed, yet wrote {}",
