@@ -34,11 +34,7 @@ pub enum GeometryError {
 
 impl Geometry {
     /// The classic board: 3 × 3, three in a row.
-    pub const CLASSIC: Geometry = Geometry {
-        rows: 3,
-        cols: 3,
-        win: 3,
-    };
+    pub const CLASSIC: Geometry = Geometry { rows: 3, cols: 3, win: 3 };
 
     /// A `rows × cols` board where `win` in a row wins.
     ///
@@ -111,14 +107,8 @@ impl Geometry {
         if significant.len() > 20 {
             return None;
         }
-        let number: u64 = if significant.is_empty() {
-            0
-        } else {
-            significant.parse().ok()?
-        };
-        (1..=self.cells())
-            .contains(&number)
-            .then(|| Square(number - 1))
+        let number: u64 = if significant.is_empty() { 0 } else { significant.parse().ok()? };
+        (1..=self.cells()).contains(&number).then(|| Square(number - 1))
     }
 }
 
@@ -185,12 +175,8 @@ pub enum Direction {
 
 impl Direction {
     /// All four directions.
-    pub const ALL: [Direction; 4] = [
-        Direction::Horizontal,
-        Direction::Vertical,
-        Direction::Diagonal,
-        Direction::AntiDiagonal,
-    ];
+    pub const ALL: [Direction; 4] =
+        [Direction::Horizontal, Direction::Vertical, Direction::Diagonal, Direction::AntiDiagonal];
 
     /// The (row, column) step of one square along the direction.
     fn step(self) -> (i64, i64) {
@@ -233,11 +219,7 @@ impl Board {
         } else {
             Cells::Sparse(HashMap::new())
         };
-        Board {
-            geometry,
-            cells,
-            filled: 0,
-        }
+        Board { geometry, cells, filled: 0 }
     }
 
     /// The board's geometry.
@@ -338,9 +320,7 @@ impl Board {
     /// Whether `player` has a winning line through `square` in any direction.
     #[must_use]
     pub fn wins_through(&self, square: Square, player: PlayerId) -> bool {
-        Direction::ALL
-            .into_iter()
-            .any(|d| self.wins_along(square, d, player))
+        Direction::ALL.into_iter().any(|d| self.wins_along(square, d, player))
     }
 }
 
@@ -375,15 +355,9 @@ mod tests {
         ] {
             assert_eq!(g.parse_square(bad), None, "{bad}");
         }
-        assert_eq!(
-            g.parse_square("0000000000000000000000000000001"),
-            Some(sq(1))
-        );
+        assert_eq!(g.parse_square("0000000000000000000000000000001"), Some(sq(1)));
         let huge = Geometry::new(MAX_SIDE, MAX_SIDE, 5).unwrap();
-        assert_eq!(
-            huge.parse_square("1000000000000"),
-            Some(sq(1_000_000_000_000))
-        );
+        assert_eq!(huge.parse_square("1000000000000"), Some(sq(1_000_000_000_000)));
         assert_eq!(huge.parse_square("1000000000001"), None);
         assert_eq!(huge.parse_square("18446744073709551616"), None);
     }
@@ -422,10 +396,7 @@ mod tests {
             let top_right = g.square(0, 3).unwrap();
             assert_eq!(b.run_through(top_right, Direction::AntiDiagonal, x), 3);
             assert_eq!(b.run_through(top_right, Direction::Horizontal, x), 1);
-            assert_eq!(
-                b.run_through(g.square(3, 3).unwrap(), Direction::Vertical, x),
-                0
-            );
+            assert_eq!(b.run_through(g.square(3, 3).unwrap(), Direction::Vertical, x), 0);
             assert_eq!(b.filled(), 6);
             assert!(!b.is_full());
         }

@@ -73,11 +73,7 @@ pub struct Cli {
 
 /// Accepts a value that fits on one transcript line.
 fn one_line(value: &str) -> Result<String, String> {
-    if value.contains(['\n', '\r']) {
-        Err("must be a single line".to_owned())
-    } else {
-        Ok(value.to_owned())
-    }
+    if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }
 }
 
 /// Why a run failed. Each message starts with the path it concerns.
@@ -104,11 +100,7 @@ struct Shown(String);
 
 impl Shown {
     fn input(path: &Path) -> Shown {
-        Shown(if is_dash(path) {
-            "<stdin>".to_owned()
-        } else {
-            path.display().to_string()
-        })
+        Shown(if is_dash(path) { "<stdin>".to_owned() } else { path.display().to_string() })
     }
 
     fn output(path: Option<&Path>) -> Shown {
@@ -152,11 +144,7 @@ where
         Err(e) => {
             // Printing help into a closed pipe is not worth a second error.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                EXIT_ERROR
-            } else {
-                EXIT_SUCCESS
-            });
+            return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_SUCCESS });
         }
     };
     match run(&cli) {
@@ -184,28 +172,18 @@ fn run(cli: &Cli) -> Result<(), CliError> {
 
     let input = open_input(&cli.moves, output)?;
     let mut staged = match output {
-        Some(path) => Staged::file(path).map_err(|source| CliError::Write {
-            path: Shown::output(output),
-            source,
-        })?,
+        Some(path) => {
+            Staged::file(path).map_err(|source| CliError::Write { path: Shown::output(output), source })?
+        }
         None => Staged::stdout(),
     };
     let report = referee::referee(input, &mut staged, &options).map_err(|e| match e {
-        RefereeError::Parse(error) => CliError::Malformed {
-            path: input_name,
-            error,
-        },
-        RefereeError::Write(source) => CliError::Write {
-            path: Shown::output(output),
-            source,
-        },
+        RefereeError::Parse(error) => CliError::Malformed { path: input_name, error },
+        RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
     })?;
     staged.commit().map_err(|source| match source.kind() {
         io::ErrorKind::BrokenPipe if output.is_none() => CliError::BrokenPipe,
-        _ => CliError::Write {
-            path: output_name,
-            source,
-        },
+        _ => CliError::Write { path: output_name, source },
     })?;
 
     warn_if_unfinished(&report, &cli.moves);
@@ -217,22 +195,15 @@ fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn BufRead>, Cl
     if is_dash(path) {
         return Ok(Box::new(io::stdin().lock()));
     }
-    let open_error = |source| CliError::Open {
-        path: Shown::input(path),
-        source,
-    };
+    let open_error = |source| CliError::Open { path: Shown::input(path), source };
     let file = File::open(path).map_err(open_error)?;
     if file.metadata().map_err(open_error)?.is_dir() {
-        return Err(CliError::Directory {
-            path: Shown::input(path),
-        });
+        return Err(CliError::Directory { path: Shown::input(path) });
     }
     if let Some(out) = output
         && same_file::is_same_file(path, out).unwrap_or(false)
     {
-        return Err(CliError::SameFile {
-            path: Shown::output(output),
-        });
+        return Err(CliError::SameFile { path: Shown::output(output) });
     }
     Ok(Box::new(BufReader::with_capacity(64 << 10, file)))
 }

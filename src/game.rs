@@ -83,12 +83,7 @@ impl Game {
     /// A new game on an empty board.
     #[must_use]
     pub fn new(players: Players, geometry: Geometry, storage: Storage) -> Game {
-        Game {
-            players,
-            board: Board::new(geometry, storage),
-            last: None,
-            outcome: None,
-        }
+        Game { players, board: Board::new(geometry, storage), last: None, outcome: None }
     }
 
     /// The players, in turn order.
@@ -138,11 +133,7 @@ impl Game {
             return Err(Violation::GameOver);
         }
         let player = self.players.find(label).ok_or(Violation::IllegalPlayer)?;
-        let square = self
-            .board
-            .geometry()
-            .parse_square(square)
-            .ok_or(Violation::IllegalSquare)?;
+        let square = self.board.geometry().parse_square(square).ok_or(Violation::IllegalSquare)?;
         if self.last == Some(player) {
             return Err(Violation::DoubleMove);
         }
@@ -192,18 +183,9 @@ mod tests {
     }
 
     fn three_players() -> Game {
-        let players = "XOZ"
-            .chars()
-            .map(|c| Player {
-                mark: Mark::new(c).unwrap(),
-                name: c.to_string(),
-            })
-            .collect();
-        Game::new(
-            Players::new(players).unwrap(),
-            Geometry::new(4, 4, 3).unwrap(),
-            Storage::Auto,
-        )
+        let players =
+            "XOZ".chars().map(|c| Player { mark: Mark::new(c).unwrap(), name: c.to_string() }).collect();
+        Game::new(Players::new(players).unwrap(), Geometry::new(4, 4, 3).unwrap(), Storage::Auto)
     }
 
     #[test]
@@ -247,10 +229,7 @@ mod tests {
         assert_eq!(g.play("O", "6"), Err(Violation::GameOver));
 
         let mut g = classic();
-        for (i, s) in ["6", "9", "7", "4", "1", "3", "5", "2", "8"]
-            .iter()
-            .enumerate()
-        {
+        for (i, s) in ["6", "9", "7", "4", "1", "3", "5", "2", "8"].iter().enumerate() {
             g.play(if i % 2 == 0 { "X" } else { "O" }, s).unwrap();
         }
         assert_eq!(g.outcome(), Some(Outcome::Cat));

@@ -74,14 +74,10 @@ pub enum ParseErrorKind {
     #[error("cannot read: {0}")]
     Io(#[source] std::io::Error),
     /// No bytes at all.
-    #[error(
-        "the file is empty; expected a title line, then a players line such as `X: Ann Lee O: Bo Chan`"
-    )]
+    #[error("the file is empty; expected a title line, then a players line such as `X: Ann Lee O: Bo Chan`")]
     Empty,
     /// Only a title line.
-    #[error(
-        "the file ends after the title line; expected a players line such as `X: Ann Lee O: Bo Chan`"
-    )]
+    #[error("the file ends after the title line; expected a players line such as `X: Ann Lee O: Bo Chan`")]
     MissingPlayers,
     /// The players line holds only whitespace.
     #[error("the players line is blank; expected players such as `X: Ann Lee O: Bo Chan`")]
@@ -99,9 +95,7 @@ pub enum ParseErrorKind {
         mark: Mark,
     },
     /// A mark uses a reserved character.
-    #[error(
-        "`{found}` cannot be a mark; expected one character other than `-`, `:`, `|` or whitespace"
-    )]
+    #[error("`{found}` cannot be a mark; expected one character other than `-`, `:`, `|` or whitespace")]
     ReservedMark {
         /// The character used as a mark.
         found: char,
@@ -145,9 +139,7 @@ pub enum ParseErrorKind {
         max: u32,
     },
     /// A board line after the moves began.
-    #[error(
-        "a board line must be line 3, right after the players line; expected a move `LABEL SQUARE`"
-    )]
+    #[error("a board line must be line 3, right after the players line; expected a move `LABEL SQUARE`")]
     MisplacedBoard,
     /// A move line with other than two fields.
     #[error(
@@ -203,19 +195,14 @@ impl<R: BufRead> MoveReader<R> {
         };
 
         let (geometry, pending) = match read_text(&mut lines)? {
-            Some(text) if text.trim_start().starts_with("Board:") => (
-                parse_board(text.trim()).map_err(|kind| ParseError::new(3, kind))?,
-                false,
-            ),
+            Some(text) if text.trim_start().starts_with("Board:") => {
+                (parse_board(text.trim()).map_err(|kind| ParseError::new(3, kind))?, false)
+            }
             Some(_) => (Geometry::CLASSIC, true),
             None => (Geometry::CLASSIC, false),
         };
 
-        Ok(MoveReader {
-            lines,
-            header: Header { players, geometry },
-            pending,
-        })
+        Ok(MoveReader { lines, header: Header { players, geometry }, pending })
     }
 
     /// The header read by [`MoveReader::new`].
@@ -256,11 +243,7 @@ impl<R: BufRead> MoveReader<R> {
         // The line was checked as UTF-8 above and both fields lie on character
         // boundaries; the borrow checker only needs the text borrowed anew.
         let text = current_text(&self.lines)?;
-        Ok(Some(MoveRecord {
-            line: self.lines.number(),
-            label: &text[label],
-            square: &text[square],
-        }))
+        Ok(Some(MoveRecord { line: self.lines.number(), label: &text[label], square: &text[square] }))
     }
 }
 
@@ -286,11 +269,7 @@ fn advance<R: BufRead>(lines: &mut Lines<R>) -> Result<bool, ParseError> {
 
 /// Reads the next line as text; `None` at the end of input.
 fn read_text<R: BufRead>(lines: &mut Lines<R>) -> Result<Option<&str>, ParseError> {
-    if advance(lines)? {
-        current_text(lines).map(Some)
-    } else {
-        Ok(None)
-    }
+    if advance(lines)? { current_text(lines).map(Some) } else { Ok(None) }
 }
 
 /// The line last read, as UTF-8 text without a leading byte-order mark.
@@ -301,10 +280,7 @@ fn current_text<R>(lines: &Lines<R>) -> Result<&str, ParseError> {
     }
     std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
-        let kind = ParseErrorKind::NotUtf8 {
-            byte: bytes[at],
-            column: at + 1,
-        };
+        let kind = ParseErrorKind::NotUtf8 { byte: bytes[at], column: at + 1 };
         ParseError::new(lines.number(), kind)
     })
 }
@@ -318,19 +294,14 @@ fn parse_players(text: &str) -> Result<Players, ParseErrorKind> {
                 return Err(ParseErrorKind::NoName { mark: last.mark });
             }
             let mark = Mark::new(c).ok_or(ParseErrorKind::ReservedMark { found: c })?;
-            players.push(Player {
-                mark,
-                name: String::new(),
-            });
+            players.push(Player { mark, name: String::new() });
         } else if let Some(player) = players.last_mut() {
             if !player.name.is_empty() {
                 player.name.push(' ');
             }
             player.name.push_str(field);
         } else {
-            return Err(ParseErrorKind::PlayersStart {
-                found: shorten(field),
-            });
+            return Err(ParseErrorKind::PlayersStart { found: shorten(field) });
         }
     }
     match players.last() {
@@ -357,9 +328,7 @@ fn mark_field(field: &str) -> Option<char> {
 
 /// Parses `Board: RxC, K in a row` (spaces around `x` and `,` optional).
 fn parse_board(text: &str) -> Result<Geometry, ParseErrorKind> {
-    let syntax = || ParseErrorKind::BoardSyntax {
-        found: shorten(text),
-    };
+    let syntax = || ParseErrorKind::BoardSyntax { found: shorten(text) };
     let rest = text.strip_prefix("Board:").ok_or_else(syntax)?;
     let mut scan = Scanner(rest);
     scan.spaces();
@@ -393,12 +362,9 @@ fn parse_board(text: &str) -> Result<Geometry, ParseErrorKind> {
     let win_u32 = u32::try_from(win).unwrap_or(u32::MAX);
     Geometry::new(r, c, win_u32).map_err(|e| match e {
         GeometryError::Side => size,
-        GeometryError::Win => ParseErrorKind::WinLength {
-            win,
-            rows: r,
-            cols: c,
-            max: r.max(c).min(MAX_SIDE),
-        },
+        GeometryError::Win => {
+            ParseErrorKind::WinLength { win, rows: r, cols: c, max: r.max(c).min(MAX_SIDE) }
+        }
     })
 }
 
@@ -427,10 +393,7 @@ impl Scanner<'_> {
 
     /// Takes a decimal number; a value past `u64` reads as `u64::MAX`.
     fn number(&mut self) -> Option<u64> {
-        let end = self
-            .0
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(self.0.len());
+        let end = self.0.find(|c: char| !c.is_ascii_digit()).unwrap_or(self.0.len());
         if end == 0 {
             return None;
         }
@@ -442,11 +405,7 @@ impl Scanner<'_> {
 
 /// `noun`, with an `s` unless `count` is 1.
 fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        noun.to_owned()
-    } else {
-        format!("{noun}s")
-    }
+    if count == 1 { noun.to_owned() } else { format!("{noun}s") }
 }
 
 /// `text`, cut to a length that reads well inside an error message.
@@ -492,15 +451,11 @@ mod tests {
 
     #[test]
     fn reads_the_seed_header_and_moves() {
-        let r =
-            reader("Tic-Tac-Toe Game Data\nX: D Barnette O: D Allison\n\nX\t6\nO\t9\n").unwrap();
+        let r = reader("Tic-Tac-Toe Game Data\nX: D Barnette O: D Allison\n\nX\t6\nO\t9\n").unwrap();
         assert_eq!(r.header().players.to_string(), "X: D Barnette O: D Allison");
         assert_eq!(r.header().geometry, Geometry::CLASSIC);
         let recs = records("t\nX: a O: b\n\nX\t6\n\n  O   9  \n");
-        assert_eq!(
-            recs,
-            [(4, "X".into(), "6".into()), (6, "O".into(), "9".into())]
-        );
+        assert_eq!(recs, [(4, "X".into(), "6".into()), (6, "O".into(), "9".into())]);
     }
 
     #[test]
@@ -518,24 +473,14 @@ mod tests {
     #[test]
     fn strips_a_bom_and_accepts_every_line_end() {
         let recs = records("\u{feff}t\r\nX: a O: b\r\n\r\nX 1\rO 2\r\n");
-        assert_eq!(
-            recs,
-            [(4, "X".into(), "1".into()), (5, "O".into(), "2".into())]
-        );
+        assert_eq!(recs, [(4, "X".into(), "1".into()), (5, "O".into(), "2".into())]);
     }
 
     #[test]
     fn reads_board_lines() {
-        let g =
-            |line: &str| reader(&format!("t\nX: a O: b\n{line}\n")).map(|r| r.header().geometry);
-        assert_eq!(
-            g("Board: 5x7, 4 in a row").unwrap(),
-            Geometry::new(5, 7, 4).unwrap()
-        );
-        assert_eq!(
-            g("  Board:5 x 7 ,4  in a row ").unwrap(),
-            Geometry::new(5, 7, 4).unwrap()
-        );
+        let g = |line: &str| reader(&format!("t\nX: a O: b\n{line}\n")).map(|r| r.header().geometry);
+        assert_eq!(g("Board: 5x7, 4 in a row").unwrap(), Geometry::new(5, 7, 4).unwrap());
+        assert_eq!(g("  Board:5 x 7 ,4  in a row ").unwrap(), Geometry::new(5, 7, 4).unwrap());
         assert_eq!(
             g("Board: 1000000X1000000, 5 in a row").unwrap(),
             Geometry::new(1_000_000, 1_000_000, 5).unwrap()
@@ -548,61 +493,29 @@ mod tests {
             ("", 1, "the file is empty"),
             ("title only", 2, "ends after the title line"),
             ("t\n   \n", 2, "players line is blank"),
-            (
-                "t\nD Barnette X: a\n",
-                2,
-                "starts with `D`; expected a mark",
-            ),
+            ("t\nD Barnette X: a\n", 2, "starts with `D`; expected a mark"),
             ("t\nX: O: b\n", 2, "player `X` has no name"),
             ("t\nX: a O:\n", 2, "player `O` has no name"),
             ("t\nX: a -: b\n", 2, "`-` cannot be a mark"),
             ("t\nX: a X: b\n", 2, "mark `X` is declared twice"),
             ("t\nX: a\n", 2, "1 player declared; expected 2 to 10"),
-            (
-                "t\nA: a B: b C: c D: d E: e F: f G: g H: h I: i J: j K: k\n",
-                2,
-                "11 players declared",
-            ),
+            ("t\nA: a B: b C: c D: d E: e F: f G: g H: h I: i J: j K: k\n", 2, "11 players declared"),
             ("t\nX: a O: b\nBoard: 3 by 3\n", 3, "is not a board line"),
-            (
-                "t\nX: a O: b\nBoard: 0x3, 1 in a row\n",
-                3,
-                "0x3 board is out of range",
-            ),
-            (
-                "t\nX: a O: b\nBoard: 3x1000001, 1 in a row\n",
-                3,
-                "out of range",
-            ),
-            (
-                "t\nX: a O: b\nBoard: 3x99999999999999999999999, 1 in a row\n",
-                3,
-                "out of range",
-            ),
+            ("t\nX: a O: b\nBoard: 0x3, 1 in a row\n", 3, "0x3 board is out of range"),
+            ("t\nX: a O: b\nBoard: 3x1000001, 1 in a row\n", 3, "out of range"),
+            ("t\nX: a O: b\nBoard: 3x99999999999999999999999, 1 in a row\n", 3, "out of range"),
             (
                 "t\nX: a O: b\nBoard: 3x4, 5 in a row\n",
                 3,
                 "5 in a row does not fit a 3x4 board; expected 1 to 4",
             ),
-            (
-                "t\nX: a O: b\n\nBoard: 3x3, 3 in a row\n",
-                4,
-                "board line must be line 3",
-            ),
-            (
-                "t\nX: a O: b\n\nX 5\nX\n",
-                5,
-                "`X` has 1 field; expected a move with two",
-            ),
+            ("t\nX: a O: b\n\nBoard: 3x3, 3 in a row\n", 4, "board line must be line 3"),
+            ("t\nX: a O: b\n\nX 5\nX\n", 5, "`X` has 1 field; expected a move with two"),
             ("t\nX: a O: b\n\nX 5 6\n", 4, "has 3 fields"),
         ];
         for (text, line, message) in cases {
             let (l, m) = error(text);
-            assert_eq!(
-                (l, m.contains(message)),
-                (*line, true),
-                "{text:?} gave {l}: {m}"
-            );
+            assert_eq!((l, m.contains(message)), (*line, true), "{text:?} gave {l}: {m}");
         }
     }
 

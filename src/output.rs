@@ -26,10 +26,7 @@ pub struct Staged {
 
 enum Inner {
     Stdout(BufWriter<SpooledTempFile>),
-    File {
-        temp: BufWriter<NamedTempFile>,
-        target: PathBuf,
-    },
+    File { temp: BufWriter<NamedTempFile>, target: PathBuf },
     Direct(BufWriter<File>),
 }
 
@@ -38,9 +35,7 @@ impl Staged {
     #[must_use]
     pub fn stdout() -> Staged {
         let spool = tempfile::spooled_tempfile(SPOOL_IN_MEMORY);
-        Staged {
-            inner: Inner::Stdout(BufWriter::with_capacity(64 << 10, spool)),
-        }
+        Staged { inner: Inner::Stdout(BufWriter::with_capacity(64 << 10, spool)) }
     }
 
     /// Output for the file `target`, written beside it under a temporary name.
@@ -53,9 +48,7 @@ impl Staged {
     pub fn file(target: &Path) -> io::Result<Staged> {
         if fs::metadata(target).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
             let file = fs::OpenOptions::new().write(true).open(target)?;
-            return Ok(Staged {
-                inner: Inner::Direct(BufWriter::with_capacity(64 << 10, file)),
-            });
+            return Ok(Staged { inner: Inner::Direct(BufWriter::with_capacity(64 << 10, file)) });
         }
         let target = match fs::symlink_metadata(target) {
             Ok(meta) if meta.file_type().is_symlink() => {
@@ -76,12 +69,7 @@ impl Staged {
             builder.permissions(fs::Permissions::from_mode(0o666));
         }
         let temp = builder.tempfile_in(dir)?;
-        Ok(Staged {
-            inner: Inner::File {
-                temp: BufWriter::with_capacity(64 << 10, temp),
-                target,
-            },
-        })
+        Ok(Staged { inner: Inner::File { temp: BufWriter::with_capacity(64 << 10, temp), target } })
     }
 
     /// Makes the output visible: renames the file into place (keeping an
@@ -166,11 +154,7 @@ mod tests {
         assert_eq!(fs::read_to_string(&target).unwrap(), "old");
         staged.commit().unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "no temporary file left"
-        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
     }
 
     #[test]
@@ -188,10 +172,7 @@ mod tests {
         let mut staged = Staged::file(Path::new("/dev/null")).unwrap();
         staged.write_all(b"gone").unwrap();
         staged.commit().unwrap();
-        assert!(
-            !fs::metadata("/dev/null").unwrap().is_file(),
-            "/dev/null is still a device"
-        );
+        assert!(!fs::metadata("/dev/null").unwrap().is_file(), "/dev/null is still a device");
     }
 
     #[test]

@@ -109,14 +109,8 @@ impl Players {
     pub fn classic(x_name: &str, o_name: &str) -> Players {
         Players {
             players: vec![
-                Player {
-                    mark: Mark::X,
-                    name: x_name.to_owned(),
-                },
-                Player {
-                    mark: Mark::O,
-                    name: o_name.to_owned(),
-                },
+                Player { mark: Mark::X, name: x_name.to_owned() },
+                Player { mark: Mark::O, name: o_name.to_owned() },
             ],
         }
     }
@@ -142,10 +136,7 @@ impl Players {
     /// The players in turn order with their ids.
     #[must_use]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (PlayerId, &Player)> {
-        self.players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (PlayerId::new(i), p))
+        self.players.iter().enumerate().map(|(i, p)| (PlayerId::new(i), p))
     }
 
     /// The player whose mark is exactly `label`, if any.
@@ -158,10 +149,7 @@ impl Players {
         let (Some(c), None) = (chars.next(), chars.next()) else {
             return None;
         };
-        self.players
-            .iter()
-            .position(|p| p.mark.char() == c)
-            .map(PlayerId::new)
+        self.players.iter().position(|p| p.mark.char() == c).map(PlayerId::new)
     }
 
     /// The player who follows `id` in the cyclic turn order.
@@ -189,10 +177,7 @@ mod tests {
     use super::*;
 
     fn player(c: char) -> Player {
-        Player {
-            mark: Mark::new(c).unwrap(),
-            name: format!("P {c}"),
-        }
+        Player { mark: Mark::new(c).unwrap(), name: format!("P {c}") }
     }
 
     #[test]
@@ -231,9 +216,6 @@ mod tests {
 
     #[test]
     fn displays_the_normalised_line() {
-        assert_eq!(
-            Players::classic("D Barnette", "D Allison").to_string(),
-            "X: D Barnette O: D Allison"
-        );
+        assert_eq!(Players::classic("D Barnette", "D Allison").to_string(), "X: D Barnette O: D Allison");
     }
 }

@@ -48,16 +48,12 @@ pub enum RefereeError {
 /// # Errors
 /// [`RefereeError::Parse`] for a malformed file, [`RefereeError::Write`] if
 /// `out` fails. Part of the transcript may have been written by then.
-pub fn referee<R: BufRead, W: Write>(
-    input: R,
-    out: W,
-    options: &Options,
-) -> Result<Report, RefereeError> {
+pub fn referee<R: BufRead, W: Write>(input: R, out: W, options: &Options) -> Result<Report, RefereeError> {
     let mut reader = MoveReader::new(input)?;
     let header = reader.header().clone();
     let mut game = Game::new(header.players, header.geometry, options.storage);
-    let mut transcript = TranscriptWriter::start(out, &options.layout, game.players())
-        .map_err(RefereeError::Write)?;
+    let mut transcript =
+        TranscriptWriter::start(out, &options.layout, game.players()).map_err(RefereeError::Write)?;
     let mut violations = 0;
 
     while game.outcome().is_none() {
@@ -65,9 +61,7 @@ pub fn referee<R: BufRead, W: Write>(
             break;
         };
         let written = match game.play(record.label, record.square) {
-            Ok(mv) => {
-                transcript.valid_move(game.moves_made(), record.label, mv.square, game.board())
-            }
+            Ok(mv) => transcript.valid_move(game.moves_made(), record.label, mv.square, game.board()),
             Err(violation) => {
                 violations += 1;
                 transcript.violation(record.label, record.square, violation)
@@ -76,9 +70,7 @@ pub fn referee<R: BufRead, W: Write>(
         written.map_err(RefereeError::Write)?;
     }
 
-    transcript
-        .finish(game.outcome(), game.players(), game.board())
-        .map_err(RefereeError::Write)?;
+    transcript.finish(game.outcome(), game.players(), game.board()).map_err(RefereeError::Write)?;
     Ok(Report { game, violations })
 }
 
@@ -95,8 +87,7 @@ mod tests {
 
     #[test]
     fn stops_reading_at_the_end_of_the_game() {
-        let (report, out) =
-            run("t\nX: a O: b\n\nX 1\nO 4\nX 2\nO 5\nX 3\nthis line is not a move line\n");
+        let (report, out) = run("t\nX: a O: b\n\nX 1\nO 4\nX 2\nO 5\nX 3\nthis line is not a move line\n");
         let report = report.unwrap();
         assert!(matches!(report.game.outcome(), Some(Outcome::Win(_))));
         assert!(out.ends_with("Winner: X\n"));
@@ -106,14 +97,7 @@ mod tests {
     fn counts_violations_and_reports_an_unfinished_game() {
         let (report, out) = run("t\nX: a O: b\n\nY 5\nX 5\nX 6\n");
         let report = report.unwrap();
-        assert_eq!(
-            (
-                report.violations,
-                report.game.moves_made(),
-                report.game.outcome()
-            ),
-            (2, 1, None)
-        );
+        assert_eq!((report.violations, report.game.moves_made(), report.game.outcome()), (2, 1, None));
         assert!(out.ends_with("X 6 double move\n\nWinner: None\n"));
     }
 

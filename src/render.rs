@@ -33,10 +33,8 @@ impl Renderer {
     /// A renderer for `players`' boards in `style`.
     #[must_use]
     pub fn new(style: Style, players: &Players) -> Renderer {
-        let marks = players
-            .iter()
-            .map(|(_, p)| p.mark.char().to_string().into_bytes().into_boxed_slice())
-            .collect();
+        let marks =
+            players.iter().map(|(_, p)| p.mark.char().to_string().into_bytes().into_boxed_slice()).collect();
         Renderer { style, marks }
     }
 
@@ -146,19 +144,13 @@ mod tests {
 
     #[test]
     fn classic_uses_dashes_and_single_spaces() {
-        assert_eq!(
-            draw(Style::Classic, 3, 3, &[(1, 2, 0), (2, 2, 1)]),
-            "- - -\n- - X\n- - O\n"
-        );
+        assert_eq!(draw(Style::Classic, 3, 3, &[(1, 2, 0), (2, 2, 1)]), "- - -\n- - X\n- - O\n");
     }
 
     #[test]
     fn grid_matches_seed_003() {
         assert_eq!(draw(Style::Grid, 1, 1, &[(0, 0, 1)]), "O\n");
-        assert_eq!(
-            draw(Style::Grid, 2, 2, &[(0, 0, 0), (1, 1, 0)]),
-            "X| \n-+-\n |X\n"
-        );
+        assert_eq!(draw(Style::Grid, 2, 2, &[(0, 0, 0), (1, 1, 0)]), "X| \n-+-\n |X\n");
     }
 
     #[test]
@@ -168,9 +160,6 @@ mod tests {
             "    0| 1| 2|\n 0|X |  |  |\n 1|  |  |  |\n 2|  |  |  |\n"
         );
         let wide = draw(Style::Table, 1, 12, &[]);
-        assert!(
-            wide.starts_with("    0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|\n 0|"),
-            "{wide}"
-        );
+        assert!(wide.starts_with("    0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|\n 0|"), "{wide}");
     }
 }

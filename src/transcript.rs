@@ -88,11 +88,7 @@ impl<W: Write> TranscriptWriter<W> {
     ///
     /// # Errors
     /// Any error of `out`.
-    pub fn start(
-        mut out: W,
-        layout: &Layout,
-        players: &Players,
-    ) -> io::Result<TranscriptWriter<W>> {
+    pub fn start(mut out: W, layout: &Layout, players: &Players) -> io::Result<TranscriptWriter<W>> {
         write!(
             out,
             "Programmer: {}\n{}\n\nTic-Tac-Toe game: {}\n\n",
@@ -111,13 +107,7 @@ impl<W: Write> TranscriptWriter<W> {
     ///
     /// # Errors
     /// Any error of the underlying writer.
-    pub fn valid_move(
-        &mut self,
-        number: u64,
-        label: &str,
-        square: Square,
-        board: &Board,
-    ) -> io::Result<()> {
+    pub fn valid_move(&mut self, number: u64, label: &str, square: Square, board: &Board) -> io::Result<()> {
         let g = &mut self.group;
         g.clear();
         g.extend_from_slice(b"Move ");
@@ -157,12 +147,7 @@ impl<W: Write> TranscriptWriter<W> {
     ///
     /// # Errors
     /// Any error of the underlying writer.
-    pub fn finish(
-        mut self,
-        outcome: Option<Outcome>,
-        players: &Players,
-        board: &Board,
-    ) -> io::Result<W> {
+    pub fn finish(mut self, outcome: Option<Outcome>, players: &Players, board: &Board) -> io::Result<W> {
         let g = &mut self.group;
         g.clear();
         if self.boards == Boards::Final {
@@ -173,14 +158,7 @@ impl<W: Write> TranscriptWriter<W> {
         match outcome {
             Some(Outcome::Win(player)) => {
                 let mut utf8 = [0; 4];
-                g.extend_from_slice(
-                    players
-                        .get(player)
-                        .mark
-                        .char()
-                        .encode_utf8(&mut utf8)
-                        .as_bytes(),
-                );
+                g.extend_from_slice(players.get(player).mark.char().encode_utf8(&mut utf8).as_bytes());
             }
             Some(Outcome::Cat) => g.extend_from_slice(b"Cat"),
             None => g.extend_from_slice(b"None"),
@@ -226,30 +204,17 @@ mod tests {
         let players = Players::classic("a", "b");
         let mut board = Board::new(Geometry::CLASSIC, Storage::Auto);
         board.set(Square::from_index(0), PlayerId::new(1));
-        let layout = |boards| Layout {
-            programmer: "P".into(),
-            project: "Q".into(),
-            boards,
-            style: Style::Grid,
-        };
+        let layout =
+            |boards| Layout { programmer: "P".into(), project: "Q".into(), boards, style: Style::Grid };
 
         let mut t = TranscriptWriter::start(Vec::new(), &layout(Boards::Final), &players).unwrap();
         t.valid_move(1, "O", Square::from_index(0), &board).unwrap();
         let out = text(t.finish(None, &players, &board).unwrap());
-        assert!(
-            out.ends_with("Move 1: O 1\n\nO| | \n-+-+-\n | | \n-+-+-\n | | \n\nWinner: None\n"),
-            "{out}"
-        );
+        assert!(out.ends_with("Move 1: O 1\n\nO| | \n-+-+-\n | | \n-+-+-\n | | \n\nWinner: None\n"), "{out}");
 
         let mut t = TranscriptWriter::start(Vec::new(), &layout(Boards::None), &players).unwrap();
         t.valid_move(1, "O", Square::from_index(0), &board).unwrap();
-        let out = text(
-            t.finish(Some(Outcome::Win(PlayerId::new(1))), &players, &board)
-                .unwrap(),
-        );
-        assert_eq!(
-            out,
-            "Programmer: P\nQ\n\nTic-Tac-Toe game: X: a O: b\n\nMove 1: O 1\n\nWinner: O\n"
-        );
+        let out = text(t.finish(Some(Outcome::Win(PlayerId::new(1))), &players, &board).unwrap());
+        assert_eq!(out, "Programmer: P\nQ\n\nTic-Tac-Toe game: X: a O: b\n\nMove 1: O 1\n\nWinner: O\n");
     }
 }

@@ -40,13 +40,7 @@ impl<R> Lines<R> {
 
 impl<R: BufRead> Lines<R> {
     pub(crate) fn new(inner: R, max_len: usize) -> Self {
-        Lines {
-            inner,
-            buf: Vec::new(),
-            number: 0,
-            after_cr: false,
-            max_len,
-        }
+        Lines { inner, buf: Vec::new(), number: 0, after_cr: false, max_len }
     }
 
     /// Reads the next line, without its line end; `None` at the end of input.

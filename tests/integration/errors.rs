@@ -9,12 +9,7 @@ use crate::util::{fixture, referee};
 /// returns standard error.
 fn fails(args: &[&str]) -> String {
     let out = referee().args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty(), "{args:?} wrote to standard output");
     String::from_utf8(out.stderr).unwrap()
 }
@@ -29,10 +24,7 @@ fn a_missing_input_names_the_file() {
 
 #[test]
 fn a_directory_is_not_a_move_file() {
-    assert_eq!(
-        fails(&["fixtures"]),
-        "ttt-referee: fixtures: is a directory; expected a move file\n"
-    );
+    assert_eq!(fails(&["fixtures"]), "ttt-referee: fixtures: is a directory; expected a move file\n");
 }
 
 #[test]
@@ -60,44 +52,28 @@ fn writing_onto_the_input_is_refused_and_the_input_kept() {
 #[test]
 fn an_output_in_a_missing_directory_is_an_error() {
     let err = fails(&["fixtures/TTTmoves.txt", "-o", "no/such/dir/out.txt"]);
-    assert_eq!(
-        err,
-        "ttt-referee: no/such/dir/out.txt: cannot write: No such file or directory\n"
-    );
+    assert_eq!(err, "ttt-referee: no/such/dir/out.txt: cannot write: No such file or directory\n");
 }
 
 #[test]
 fn usage_errors_exit_2_with_usage() {
     assert!(fails(&[]).contains("Usage: ttt-referee"));
+    assert!(fails(&["fixtures/TTTmoves.txt", "--frobnicate"]).contains("unexpected argument '--frobnicate'"));
+    assert!(fails(&["fixtures/TTTmoves.txt", "--style", "fancy"]).contains("invalid value 'fancy'"));
     assert!(
-        fails(&["fixtures/TTTmoves.txt", "--frobnicate"])
-            .contains("unexpected argument '--frobnicate'")
-    );
-    assert!(
-        fails(&["fixtures/TTTmoves.txt", "--style", "fancy"]).contains("invalid value 'fancy'")
-    );
-    assert!(
-        fails(&["fixtures/TTTmoves.txt", "--programmer", "two\nlines"])
-            .contains("must be a single line")
+        fails(&["fixtures/TTTmoves.txt", "--programmer", "two\nlines"]).contains("must be a single line")
     );
 }
 
 #[test]
 fn a_malformed_standard_input_is_named_stdin() {
-    let out = referee()
-        .arg("-")
-        .write_stdin("title\nX: a O:\n")
-        .output()
-        .unwrap();
+    let out = referee().arg("-").write_stdin("title\nX: a O:\n").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         "ttt-referee: <stdin>:2: player `O` has no name; expected a name after `O:`\n"
     );
-    assert!(
-        out.stdout.is_empty(),
-        "a malformed file must not reach standard output"
-    );
+    assert!(out.stdout.is_empty(), "a malformed file must not reach standard output");
 }
 
 #[test]

@@ -28,10 +28,7 @@ fn cases(dir: &str) -> Vec<Case> {
         .map(|entry| entry.expect("directory entry").path())
         .filter(|path| path.extension().is_some_and(|e| e == "txt"))
         .map(|path| {
-            let relative = path
-                .strip_prefix(root())
-                .expect("under the root")
-                .to_path_buf();
+            let relative = path.strip_prefix(root()).expect("under the root").to_path_buf();
             let args = fs::read_to_string(path.with_extension("args"))
                 .map(|text| text.lines().map(str::to_owned).collect())
                 .unwrap_or_default();
@@ -78,11 +75,7 @@ fn compare(what: &str, actual: &[u8], expected: &Path) -> Option<String> {
 fn run_dir(dir: &str) {
     let mut failures = Vec::new();
     for case in cases(dir) {
-        let out = referee()
-            .arg(&case.moves)
-            .args(&case.args)
-            .output()
-            .expect("run");
+        let out = referee().arg(&case.moves).args(&case.args).output().expect("run");
         let name = case.moves.display();
         let expected_code = if case.transcript.is_some() { 0 } else { 2 };
         if out.status.code() != Some(expected_code) {
@@ -93,49 +86,28 @@ fn run_dir(dir: &str) {
             ));
             continue;
         }
-        failures.extend(compare(
-            &format!("{name}: stderr"),
-            &out.stderr,
-            &case.stderr,
-        ));
+        failures.extend(compare(&format!("{name}: stderr"), &out.stderr, &case.stderr));
         match &case.transcript {
             Some(expected) => {
                 failures.extend(compare(&format!("{name}: stdout"), &out.stdout, expected));
             }
-            None if !out.stdout.is_empty() => failures.push(format!(
-                "{name}: malformed, yet wrote {}",
-                show(&out.stdout)
-            )),
+            None if !out.stdout.is_empty() => {
+                failures.push(format!("{name}: malformed, yet wrote {}", show(&out.stdout)));
+            }
             None => {}
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} golden failure(s):\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    assert!(failures.is_empty(), "{} golden failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
 #[test]
 fn the_seed_sample_referees_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("TTTgame.txt");
-    referee()
-        .arg(fixture("TTTmoves.txt"))
-        .arg("-o")
-        .arg(&target)
-        .assert()
-        .success()
-        .stdout("")
-        .stderr("");
+    referee().arg(fixture("TTTmoves.txt")).arg("-o").arg(&target).assert().success().stdout("").stderr("");
     let expected = fs::read(root().join(fixture("TTTgame.txt"))).unwrap();
     let actual = fs::read(&target).unwrap();
-    assert!(
-        actual == expected,
-        "{}",
-        first_difference(&actual, &expected)
-    );
+    assert!(actual == expected, "{}", first_difference(&actual, &expected));
 }
 
 #[test]
@@ -156,22 +128,10 @@ fn output_files_match_standard_output_byte_for_byte() {
             continue;
         };
         let target = dir.path().join("out.txt");
-        referee()
-            .arg(&case.moves)
-            .args(&case.args)
-            .arg("-o")
-            .arg(&target)
-            .assert()
-            .success()
-            .stdout("");
+        referee().arg(&case.moves).args(&case.args).arg("-o").arg(&target).assert().success().stdout("");
         let actual = fs::read(&target).unwrap();
         let wanted = fs::read(root().join(&expected)).unwrap();
-        assert!(
-            actual == wanted,
-            "{}: {}",
-            case.moves.display(),
-            first_difference(&actual, &wanted)
-        );
+        assert!(actual == wanted, "{}: {}", case.moves.display(), first_difference(&actual, &wanted));
     }
 }
 
@@ -180,22 +140,8 @@ fn malformed_files_never_create_the_output() {
     let dir = tempfile::tempdir().unwrap();
     for case in cases("malformed") {
         let target = dir.path().join("out.txt");
-        referee()
-            .arg(&case.moves)
-            .arg("-o")
-            .arg(&target)
-            .assert()
-            .code(2)
-            .stdout("");
-        assert!(
-            !target.exists(),
-            "{} created the output",
-            case.moves.display()
-        );
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            0,
-            "temporary file left behind"
-        );
+        referee().arg(&case.moves).arg("-o").arg(&target).assert().code(2).stdout("");
+        assert!(!target.exists(), "{} created the output", case.moves.display());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "temporary file left behind");
     }
 }

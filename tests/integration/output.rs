@@ -14,11 +14,7 @@ fn sample_transcript() -> Vec<u8> {
 #[test]
 fn standard_input_and_dash_output_work_like_files() {
     let moves = fs::read(root().join(fixture("TTTmoves.txt"))).unwrap();
-    let out = referee()
-        .args(["-", "-o", "-"])
-        .write_stdin(moves)
-        .output()
-        .unwrap();
+    let out = referee().args(["-", "-o", "-"]).write_stdin(moves).output().unwrap();
     assert!(out.status.success());
     assert_eq!(out.stdout, sample_transcript());
     assert!(out.stderr.is_empty());
@@ -34,26 +30,14 @@ fn a_good_run_replaces_the_output_and_keeps_its_permissions() {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
     }
-    referee()
-        .arg(fixture("TTTmoves.txt"))
-        .arg("-o")
-        .arg(&target)
-        .assert()
-        .success();
+    referee().arg(fixture("TTTmoves.txt")).arg("-o").arg(&target).assert().success();
     assert_eq!(fs::read(&target).unwrap(), sample_transcript());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(
-            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
-            0o640
-        );
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
     }
-    assert_eq!(
-        fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "a temporary file was left behind"
-    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "a temporary file was left behind");
 }
 
 #[test]
@@ -61,12 +45,7 @@ fn a_malformed_input_leaves_an_earlier_output_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("TTTgame.txt");
     fs::write(&target, "an older transcript").unwrap();
-    referee()
-        .arg(fixture("malformed/not-utf8.txt"))
-        .arg("-o")
-        .arg(&target)
-        .assert()
-        .code(2);
+    referee().arg(fixture("malformed/not-utf8.txt")).arg("-o").arg(&target).assert().code(2);
     assert_eq!(fs::read_to_string(&target).unwrap(), "an older transcript");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
@@ -79,29 +58,15 @@ fn an_output_symlink_is_followed_and_kept() {
     let link = dir.path().join("link.txt");
     fs::write(&real, "old").unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    referee()
-        .arg(fixture("TTTmoves.txt"))
-        .arg("-o")
-        .arg(&link)
-        .assert()
-        .success();
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    referee().arg(fixture("TTTmoves.txt")).arg("-o").arg(&link).assert().success();
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(fs::read(&real).unwrap(), sample_transcript());
 }
 
 #[cfg(unix)]
 #[test]
 fn a_device_output_is_written_not_replaced() {
-    referee()
-        .arg(fixture("TTTmoves.txt"))
-        .args(["-o", "/dev/null"])
-        .assert()
-        .success();
+    referee().arg(fixture("TTTmoves.txt")).args(["-o", "/dev/null"]).assert().success();
     assert!(!fs::metadata("/dev/null").unwrap().is_file());
 }
 
@@ -164,10 +129,7 @@ fn memory_stays_flat_on_a_huge_move_file() {
             Ok::<_, std::io::Error>(())
         });
         let out = child.wait_with_output().unwrap();
-        writer
-            .join()
-            .unwrap()
-            .expect("the referee read all its input");
+        writer.join().unwrap().expect("the referee read all its input");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{output}: {stderr}");
         assert!(stderr.contains("Winner: None"), "{output}: {stderr}");

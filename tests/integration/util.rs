@@ -24,10 +24,7 @@ pub fn fixture(relative: &str) -> PathBuf {
 
 /// Bytes as text for assertion messages, with invisible characters shown.
 pub fn show(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes)
-        .escape_debug()
-        .to_string()
-        .replace("\\n", "\n")
+    String::from_utf8_lossy(bytes).escape_debug().to_string().replace("\\n", "\n")
 }
 
 /// The first line where `actual` and `expected` differ, for failure messages.
