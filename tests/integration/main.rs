@@ -3,4 +3,5 @@
 mod errors;
 mod golden;
 mod output;
+mod properties;
 mod util;

@@ -1,0 +1,93 @@
+//! Properties over generated inputs: nothing panics, refereeing is
+//! deterministic, and the transcript agrees with the report.
+
+use proptest::prelude::*;
+use ttt_referee::referee::{Options, referee};
+
+/// A move-file-like text: a plausible header, then lines built from tokens a
+/// careless or hostile file might hold, with every kind of line end.
+fn move_file() -> impl Strategy<Value = Vec<u8>> {
+    let token = prop::sample::select(vec![
+        "X",
+        "O",
+        "x",
+        "Y",
+        "XO",
+        "X:",
+        "0",
+        "1",
+        "5",
+        "9",
+        "10",
+        "05",
+        "+5",
+        "-1",
+        "abc",
+        "5.0",
+        "99999999999999999999999999999",
+        "",
+        "Board:",
+        "\u{a0}",
+        "é",
+    ]);
+    let line = prop::collection::vec(token, 0..4).prop_map(|t| t.join(" "));
+    let end = prop::sample::select(vec!["\n", "\r\n", "\r", "\t\n"]);
+    let header = prop::sample::select(vec![
+        "t\nX: a O: b\n\n",
+        "t\nO: b X: a\n",
+        "\u{feff}t\r\nX: a O: b\r\nBoard: 4x4, 3 in a row\r\n",
+        "t\nX: a O: b Z: c\nBoard: 2x5, 2 in a row\n",
+        "t\nX: a\n",
+        "",
+    ]);
+    (header, prop::collection::vec((line, end), 0..40)).prop_map(|(header, lines)| {
+        let mut text = header.to_owned();
+        for (line, end) in lines {
+            text.push_str(&line);
+            text.push_str(end);
+        }
+        text.into_bytes()
+    })
+}
+
+fn run(input: &[u8]) -> (Result<(u64, u64), String>, Vec<u8>) {
+    let mut out = Vec::new();
+    let result = referee(input, &mut out, &Options::default())
+        .map(|r| (r.game.moves_made(), r.violations))
+        .map_err(|e| e.to_string());
+    (result, out)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..512)) {
+        let _ = run(&input);
+    }
+
+    #[test]
+    fn transcripts_agree_with_the_report_and_repeat_exactly(input in move_file()) {
+        let (result, out) = run(&input);
+        let (again, out_again) = run(&input);
+        prop_assert_eq!(&result, &again);
+        prop_assert_eq!(&out, &out_again);
+        if let Ok((moves, violations)) = result {
+            let text = String::from_utf8(out).expect("transcripts are UTF-8");
+            let move_lines = text.lines().filter(|l| l.starts_with("Move ")).count() as u64;
+            let violation_lines = text
+                .lines()
+                .filter(|l| ["illegal player", "illegal square", "double move", "out of turn", "marked square"]
+                    .iter()
+                    .any(|m| l.ends_with(m)))
+                .count() as u64;
+            prop_assert_eq!(move_lines, moves);
+            prop_assert_eq!(violation_lines, violations);
+            prop_assert!(text.ends_with('\n'));
+            let last = text.lines().last().unwrap_or_default();
+            prop_assert!(last.starts_with("Winner: "), "{}", last);
+            prop_assert!(!text.contains('\r'));
+            prop_assert!(text.lines().all(|l| !l.ends_with(' ')), "trailing space in classic style");
+        }
+    }
+}
