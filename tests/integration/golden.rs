@@ -116,6 +116,11 @@ fn classic_fixtures() {
 }
 
 #[test]
+fn variant_fixtures() {
+    run_dir("variants");
+}
+
+#[test]
 fn malformed_fixtures() {
     run_dir("malformed");
 }
@@ -123,7 +128,7 @@ fn malformed_fixtures() {
 #[test]
 fn output_files_match_standard_output_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    for case in cases("classic") {
+    for case in cases("classic").into_iter().chain(cases("variants")) {
         let Some(expected) = case.transcript else {
             continue;
         };
