@@ -119,6 +119,24 @@ impl fmt::Display for Geometry {
     }
 }
 
+/// Reads `x, y` coordinates the way seeds/003's console takes them: the text
+/// split on commas, the first two fields read as integers (x the column, y the
+/// row, from 0), any further fields ignored.
+///
+/// The result may lie off the board; [`Geometry::square`] says whether it does.
+///
+/// ```
+/// assert_eq!(ttt_referee::board::parse_xy("10, 11, 12"), Some((10, 11)));
+/// assert_eq!(ttt_referee::board::parse_xy("1 2"), None);
+/// ```
+#[must_use]
+pub fn parse_xy(text: &str) -> Option<(i64, i64)> {
+    let mut fields = text.split(',').map(str::trim);
+    let x = fields.next()?.parse().ok()?;
+    let y = fields.next()?.parse().ok()?;
+    Some((x, y))
+}
+
 /// A square of a board, numbered from 0 in row-major order from the top-left.
 ///
 /// Move files number squares from 1; [`Square::number`] gives that number.

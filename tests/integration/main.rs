@@ -3,5 +3,6 @@
 mod errors;
 mod golden;
 mod output;
+mod peers;
 mod properties;
 mod util;
