@@ -2,7 +2,10 @@
 //! deterministic, and the transcript agrees with the report.
 
 use proptest::prelude::*;
+use ttt_referee::board::Storage;
 use ttt_referee::referee::{Options, referee};
+use ttt_referee::render::Style;
+use ttt_referee::transcript::{Boards, Layout};
 
 /// A move-file-like text: a plausible header, then lines built from tokens a
 /// careless or hostile file might hold, with every kind of line end.
@@ -50,6 +53,37 @@ fn move_file() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// A variant game: a board of up to 8 × 8, 2 to 4 players, and moves that are
+/// mostly plausible (declared marks, squares on or just off the board).
+fn variant_game() -> impl Strategy<Value = String> {
+    (1u32..=8, 1u32..=8, 2usize..=4)
+        .prop_flat_map(|(rows, cols, players)| {
+            let win = 1..=rows.max(cols);
+            let marks: Vec<String> = "XOZA".chars().take(players).map(String::from).collect();
+            let mut labels = marks.clone();
+            labels.push("Q".to_owned());
+            let label = prop::sample::select(labels);
+            let square = 0..=u64::from(rows * cols) + 1;
+            (Just((rows, cols, marks)), win, prop::collection::vec((label, square), 0..80))
+        })
+        .prop_map(|((rows, cols, marks), win, moves)| {
+            let players: Vec<String> = marks.iter().map(|m| format!("{m}: P {m}")).collect();
+            let mut text = format!("t\n{}\nBoard: {rows}x{cols}, {win} in a row\n", players.join(" "));
+            for (label, square) in moves {
+                text.push_str(&format!("{label} {square}\n"));
+            }
+            text
+        })
+}
+
+fn transcript(input: &str, storage: Storage, style: Style) -> (Vec<u8>, String) {
+    let options = Options { layout: Layout { style, boards: Boards::Each, ..Layout::default() }, storage };
+    let mut out = Vec::new();
+    let report = referee(input.as_bytes(), &mut out, &options).expect("a well-formed game");
+    let summary = format!("{:?} {} {}", report.game.outcome(), report.game.moves_made(), report.violations);
+    (out, summary)
+}
+
 fn run(input: &[u8]) -> (Result<(u64, u64), String>, Vec<u8>) {
     let mut out = Vec::new();
     let result = referee(input, &mut out, &Options::default())
@@ -60,6 +94,16 @@ fn run(input: &[u8]) -> (Result<(u64, u64), String>, Vec<u8>) {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn dense_and_sparse_storage_rule_identically(game in variant_game()) {
+        for style in [Style::Classic, Style::Grid, Style::Table] {
+            let dense = transcript(&game, Storage::Dense, style);
+            let sparse = transcript(&game, Storage::Sparse, style);
+            prop_assert_eq!(&dense.1, &sparse.1);
+            prop_assert!(dense.0 == sparse.0, "transcripts differ for\n{}", game);
+        }
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..512)) {
