@@ -1,6 +1,8 @@
 //! Properties over generated inputs: nothing panics, refereeing is
 //! deterministic, and the transcript agrees with the report.
 
+use std::fmt::Write;
+
 use proptest::prelude::*;
 use ttt_referee::board::Storage;
 use ttt_referee::referee::{Options, referee};
@@ -70,7 +72,7 @@ fn variant_game() -> impl Strategy<Value = String> {
             let players: Vec<String> = marks.iter().map(|m| format!("{m}: P {m}")).collect();
             let mut text = format!("t\n{}\nBoard: {rows}x{cols}, {win} in a row\n", players.join(" "));
             for (label, square) in moves {
-                text.push_str(&format!("{label} {square}\n"));
+                writeln!(text, "{label} {square}").expect("writing to a String");
             }
             text
         })
