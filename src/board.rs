@@ -300,6 +300,26 @@ impl Board {
         self.geometry.square(row, col).and_then(|sq| self.get(sq))
     }
 
+    /// Who holds each square of `row`, left to right.
+    ///
+    /// # Panics
+    /// If `row` is not on the board.
+    #[must_use]
+    pub fn row(&self, row: u32) -> impl ExactSizeIterator<Item = Option<PlayerId>> + '_ {
+        let g = self.geometry;
+        assert!(row < g.rows(), "row {row} is off the board");
+        let start = u64::from(row) * u64::from(g.cols());
+        let (dense, sparse) = match &self.cells {
+            Cells::Dense(cells) => {
+                let start = usize::try_from(start).expect("dense index fits");
+                let end = start + usize::try_from(g.cols()).expect("columns fit");
+                (Some(cells[start..end].iter()), None)
+            }
+            Cells::Sparse(cells) => (None, Some((start..start + u64::from(g.cols()), cells))),
+        };
+        RowCells { dense, sparse }
+    }
+
     /// How many of `player`'s marks stand in an unbroken line through `square`
     /// along `direction`, counting `square` itself; 0 if `square` is not theirs.
     ///
@@ -341,6 +361,37 @@ impl Board {
         Direction::ALL.into_iter().any(|d| self.wins_along(square, d, player))
     }
 }
+
+/// The squares of one row; see [`Board::row`].
+struct RowCells<'a> {
+    dense: Option<std::slice::Iter<'a, u8>>,
+    sparse: Option<(std::ops::Range<u64>, &'a HashMap<u64, PlayerId>)>,
+}
+
+impl Iterator for RowCells<'_> {
+    type Item = Option<PlayerId>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<PlayerId>> {
+        if let Some(cells) = &mut self.dense {
+            let cell = *cells.next()?;
+            return Some(cell.checked_sub(1).map(|i| PlayerId::new(usize::from(i))));
+        }
+        let (squares, cells) = self.sparse.as_mut()?;
+        squares.next().map(|square| cells.get(&square).copied())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = match (&self.dense, &self.sparse) {
+            (Some(cells), _) => cells.len(),
+            (None, Some((squares, _))) => usize::try_from(squares.end - squares.start).unwrap_or(usize::MAX),
+            (None, None) => 0,
+        };
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for RowCells<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -416,6 +467,8 @@ mod tests {
             assert_eq!(b.run_through(top_right, Direction::Horizontal, x), 1);
             assert_eq!(b.run_through(g.square(3, 3).unwrap(), Direction::Vertical, x), 0);
             assert_eq!(b.filled(), 6);
+            let row1: Vec<_> = b.row(1).collect();
+            assert_eq!(row1, [None, Some(x), Some(x), None]);
             assert!(!b.is_full());
         }
     }

@@ -3,7 +3,7 @@
 //! Every rendering appends to a byte buffer and ends each line with `\n`.
 
 use crate::board::Board;
-use crate::player::Players;
+use crate::player::{MAX_PLAYERS, PlayerId, Players};
 
 /// How a board is drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -22,20 +22,27 @@ pub enum Style {
 }
 
 /// Draws boards of one game: the players' marks encoded once, ready to copy.
+///
+/// Building one allocates nothing, so a renderer per transcript costs nothing.
 #[derive(Clone, Debug)]
 pub struct Renderer {
     style: Style,
-    /// UTF-8 bytes of each player's mark, by player index.
-    marks: Vec<Box<[u8]>>,
+    /// UTF-8 bytes of each player's mark, by player index, and their lengths.
+    marks: [([u8; 4], u8); MAX_PLAYERS],
+    /// Whether every mark is one ASCII byte (the usual case, and the fast one).
+    ascii: bool,
 }
 
 impl Renderer {
     /// A renderer for `players`' boards in `style`.
     #[must_use]
     pub fn new(style: Style, players: &Players) -> Renderer {
-        let marks =
-            players.iter().map(|(_, p)| p.mark.char().to_string().into_bytes().into_boxed_slice()).collect();
-        Renderer { style, marks }
+        let mut marks = [([0; 4], 0); MAX_PLAYERS];
+        for ((_, player), (bytes, len)) in players.iter().zip(&mut marks) {
+            *len = u8::try_from(player.mark.char().encode_utf8(bytes).len()).expect("at most 4 bytes");
+        }
+        let ascii = players.iter().all(|(_, p)| p.mark.char().is_ascii());
+        Renderer { style, marks, ascii }
     }
 
     /// Appends the whole board to `out`.
@@ -78,29 +85,32 @@ impl Renderer {
     ///
     /// In `table` style the row starts with its number.
     pub fn row(&self, board: &Board, row: u32, out: &mut Vec<u8>) {
-        let cols = board.geometry().cols();
+        let cells = board.row(row);
         match self.style {
             Style::Classic => {
-                for col in 0..cols {
+                out.reserve(2 * cells.len());
+                for (col, cell) in cells.enumerate() {
                     if col > 0 {
                         out.push(b' ');
                     }
-                    self.cell(board, row, col, b"-", out);
+                    self.push_cell(cell, b'-', out);
                 }
             }
             Style::Grid => {
-                for col in 0..cols {
+                out.reserve(2 * cells.len());
+                for (col, cell) in cells.enumerate() {
                     if col > 0 {
                         out.push(b'|');
                     }
-                    self.cell(board, row, col, b" ", out);
+                    self.push_cell(cell, b' ', out);
                 }
             }
             Style::Table => {
                 right_align_2(itoa::Buffer::new().format(row), out);
                 out.push(b'|');
-                for col in 0..cols {
-                    self.cell(board, row, col, b" ", out);
+                out.reserve(3 * cells.len());
+                for cell in cells {
+                    self.push_cell(cell, b' ', out);
                     out.extend_from_slice(b" |");
                 }
             }
@@ -109,10 +119,22 @@ impl Renderer {
     }
 
     /// Appends the mark at `row`, `col`, or `empty` if the square is empty.
-    pub fn cell(&self, board: &Board, row: u32, col: u32, empty: &[u8], out: &mut Vec<u8>) {
-        match board.at(row, col) {
-            Some(player) => out.extend_from_slice(&self.marks[player.index()]),
-            None => out.extend_from_slice(empty),
+    pub fn cell(&self, board: &Board, row: u32, col: u32, empty: u8, out: &mut Vec<u8>) {
+        self.push_cell(board.at(row, col), empty, out);
+    }
+
+    #[inline]
+    fn push_cell(&self, cell: Option<PlayerId>, empty: u8, out: &mut Vec<u8>) {
+        match cell {
+            None => out.push(empty),
+            Some(player) => {
+                let (bytes, len) = &self.marks[player.index()];
+                if self.ascii {
+                    out.push(bytes[0]);
+                } else {
+                    out.extend_from_slice(&bytes[..usize::from(*len)]);
+                }
+            }
         }
     }
 }
@@ -129,7 +151,6 @@ fn right_align_2(digits: &str, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::board::{Geometry, Storage};
-    use crate::player::PlayerId;
 
     fn draw(style: Style, rows: u32, cols: u32, marks: &[(u32, u32, usize)]) -> String {
         let g = Geometry::new(rows, cols, 1.max(rows.min(cols))).unwrap();

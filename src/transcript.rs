@@ -89,16 +89,27 @@ impl<W: Write> TranscriptWriter<W> {
     /// # Errors
     /// Any error of `out`.
     pub fn start(mut out: W, layout: &Layout, players: &Players) -> io::Result<TranscriptWriter<W>> {
-        write!(
-            out,
-            "Programmer: {}\n{}\n\nTic-Tac-Toe game: {}\n\n",
-            layout.programmer, layout.project, players
-        )?;
+        let mut group = Vec::with_capacity(256);
+        group.extend_from_slice(b"Programmer: ");
+        group.extend_from_slice(layout.programmer.as_bytes());
+        group.push(b'\n');
+        group.extend_from_slice(layout.project.as_bytes());
+        group.extend_from_slice(b"\n\nTic-Tac-Toe game: ");
+        for (id, player) in players.iter() {
+            if id.index() > 0 {
+                group.push(b' ');
+            }
+            push_char(&mut group, player.mark.char());
+            group.extend_from_slice(b": ");
+            group.extend_from_slice(player.name.as_bytes());
+        }
+        group.extend_from_slice(b"\n\n");
+        out.write_all(&group)?;
         Ok(TranscriptWriter {
             out,
             renderer: Renderer::new(layout.style, players),
             boards: layout.boards,
-            group: Vec::with_capacity(256),
+            group,
         })
     }
 
@@ -156,10 +167,7 @@ impl<W: Write> TranscriptWriter<W> {
         }
         g.extend_from_slice(b"Winner: ");
         match outcome {
-            Some(Outcome::Win(player)) => {
-                let mut utf8 = [0; 4];
-                g.extend_from_slice(players.get(player).mark.char().encode_utf8(&mut utf8).as_bytes());
-            }
+            Some(Outcome::Win(player)) => push_char(g, players.get(player).mark.char()),
             Some(Outcome::Cat) => g.extend_from_slice(b"Cat"),
             None => g.extend_from_slice(b"None"),
         }
@@ -167,6 +175,10 @@ impl<W: Write> TranscriptWriter<W> {
         self.out.write_all(g)?;
         Ok(self.out)
     }
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
 }
 
 #[cfg(test)]

@@ -195,7 +195,7 @@ fn stfx(fn_name: &str, args: &[Value], storage: Storage) -> Value {
                 &p.board,
                 to_u32(usize::try_from(y).unwrap()),
                 to_u32(usize::try_from(x).unwrap()),
-                b" ",
+                b' ',
                 &mut out,
             );
             text(out)

@@ -1,0 +1,82 @@
+//! Referee throughput: the classic sample end to end, the transcript writer on
+//! its own, and the big-board games of issue 3. Figures are in README.md.
+
+mod inputs;
+
+use std::hint::black_box;
+use std::io;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ttt_referee::board::{Board, Geometry, Square, Storage};
+use ttt_referee::game::Outcome;
+use ttt_referee::player::{PlayerId, Players};
+use ttt_referee::referee::{Options, referee};
+use ttt_referee::transcript::{Boards, Layout, TranscriptWriter};
+
+fn classic(c: &mut Criterion) {
+    let sample = include_bytes!("../fixtures/TTTmoves.txt");
+    let options = Options::default();
+    let mut out = Vec::new();
+    referee(&sample[..], &mut out, &options).unwrap();
+
+    let mut group = c.benchmark_group("classic");
+    group.throughput(Throughput::Bytes(out.len() as u64));
+    group.bench_function("sample game, parse + rule + write", |b| {
+        b.iter(|| {
+            out.clear();
+            referee(black_box(&sample[..]), &mut out, &options).unwrap();
+        });
+    });
+
+    // The formatter alone: the nine moves of the sample, boards after each.
+    let players = Players::classic("D Barnette", "D Allison");
+    let squares = [6, 9, 7, 4, 1, 3, 5, 2, 8];
+    let mut boards = Vec::new();
+    let mut board = Board::new(Geometry::CLASSIC, Storage::Dense);
+    for (i, n) in squares.iter().enumerate() {
+        board.set(Square::from_index(n - 1), PlayerId::new(i % 2));
+        boards.push(board.clone());
+    }
+    let write = |out: &mut Vec<u8>| {
+        let mut t = TranscriptWriter::start(out, &Layout::default(), &players).unwrap();
+        for (i, (n, board)) in squares.iter().zip(&boards).enumerate() {
+            let label = if i % 2 == 0 { "X" } else { "O" };
+            t.valid_move(i as u64 + 1, label, Square::from_index(n - 1), board).unwrap();
+        }
+        t.finish(Some(Outcome::Cat), &players, &board).unwrap();
+    };
+    out.clear();
+    write(&mut out);
+    group.throughput(Throughput::Bytes(out.len() as u64));
+    group.bench_function("transcript writer, 3x3, boards each", |b| {
+        b.iter(|| {
+            out.clear();
+            write(black_box(&mut out));
+        });
+    });
+    group.finish();
+}
+
+fn big_boards(c: &mut Criterion) {
+    let mut group = c.benchmark_group("big boards");
+    group.sample_size(20);
+    let none = |storage| Options { layout: Layout { boards: Boards::None, ..Layout::default() }, storage };
+
+    let long = inputs::long_game(1000, 1000, 5, 300_000);
+    group.throughput(Throughput::Elements(300_000));
+    for (name, storage) in [("dense", Storage::Auto), ("sparse", Storage::Sparse)] {
+        group.bench_function(format!("1000x1000 k=5, 300k moves, boards none, {name}"), |b| {
+            b.iter(|| referee(black_box(long.as_bytes()), io::sink(), &none(storage)).unwrap());
+        });
+    }
+
+    let scattered = inputs::scattered_game(100_000);
+    group.throughput(Throughput::Elements(100_000));
+    group.bench_function("1e6x1e6 k=5, 100k moves, boards none, sparse", |b| {
+        b.iter(|| referee(black_box(scattered.as_bytes()), io::sink(), &none(Storage::Auto)).unwrap());
+    });
+    group.finish();
+}
+
+criterion_group!(benches, classic, big_boards);
+criterion_main!(benches);
