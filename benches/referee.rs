@@ -1,6 +1,7 @@
 //! Referee throughput: the classic sample end to end, the transcript writer on
 //! its own, and the big-board games of issue 3. Figures are in README.md.
 
+#[path = "support/inputs.rs"]
 mod inputs;
 
 use std::hint::black_box;

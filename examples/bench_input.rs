@@ -6,7 +6,7 @@
 //! cargo run --release --example bench_input -- scattered 100000 > scattered.txt
 //! ```
 
-#[path = "../benches/inputs.rs"]
+#[path = "../benches/support/inputs.rs"]
 mod inputs;
 
 use std::io::Write;

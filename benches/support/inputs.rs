@@ -7,6 +7,7 @@ use std::fmt::Write;
 /// valid moves that fill the board row by row and never make three in a row:
 /// the owner of (r, c) is `(c / 2 + r) % 2`, so every line alternates in runs
 /// of at most two.
+#[must_use]
 pub fn long_game(rows: u32, cols: u32, win: u32, moves: u64) -> String {
     assert!(win >= 3 && moves <= u64::from(rows) * u64::from(cols));
     let mut x = Vec::new();
@@ -25,6 +26,7 @@ pub fn long_game(rows: u32, cols: u32, win: u32, moves: u64) -> String {
 
 /// `moves` valid moves scattered over a 1,000,000 × 1,000,000 board, one per
 /// row, far apart: a game for sparse storage that never ends.
+#[must_use]
 pub fn scattered_game(moves: u64) -> String {
     const SIDE: u64 = 1_000_000;
     assert!(moves <= SIDE);
