@@ -15,6 +15,10 @@ pub const MAX_SIDE: u32 = 1_000_000;
 /// before it knows how many moves will come.
 pub const AUTO_DENSE_LIMIT: u64 = 1 << 24;
 
+/// The most squares a dense board may have: 4 GiB of storage. Larger boards
+/// must be sparse.
+pub const MAX_DENSE_CELLS: u64 = 1 << 32;
+
 /// A board's shape and winning line length: `rows × cols`, `win` in a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Geometry {
@@ -178,6 +182,15 @@ pub enum Storage {
     Sparse,
 }
 
+impl Storage {
+    /// Whether a board of `geometry` can be kept this way: dense storage is
+    /// limited to [`MAX_DENSE_CELLS`] squares; the others fit any board.
+    #[must_use]
+    pub fn fits(self, geometry: Geometry) -> bool {
+        self != Storage::Dense || geometry.cells() <= MAX_DENSE_CELLS
+    }
+}
+
 /// One of the four line directions a win can lie along.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -224,8 +237,12 @@ pub struct Board {
 
 impl Board {
     /// An empty board of the given geometry, stored as `storage` asks.
+    ///
+    /// # Panics
+    /// If `storage` does not [fit](Storage::fits) the board.
     #[must_use]
     pub fn new(geometry: Geometry, storage: Storage) -> Board {
+        assert!(storage.fits(geometry), "a {geometry} board is too big for dense storage");
         let dense = match storage {
             Storage::Dense => true,
             Storage::Sparse => false,

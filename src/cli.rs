@@ -81,6 +81,8 @@ fn one_line(value: &str) -> Result<String, String> {
 enum CliError {
     #[error("{path}:{}: {}", .error.line(), .error.kind())]
     Malformed { path: Shown, error: ParseError },
+    #[error("{path}: {error}")]
+    Unplayable { path: Shown, error: RefereeError },
     #[error("{path}: cannot open: {}", describe(.source))]
     Open { path: Shown, source: io::Error },
     #[error("{path}: is a directory; expected a move file")]
@@ -180,6 +182,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
     let report = referee::referee(input, &mut staged, &options).map_err(|e| match e {
         RefereeError::Parse(error) => CliError::Malformed { path: input_name, error },
         RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
+        error @ RefereeError::TooBigForDense(_) => CliError::Unplayable { path: input_name, error },
     })?;
     staged.commit().map_err(|source| match source.kind() {
         io::ErrorKind::BrokenPipe if output.is_none() => CliError::BrokenPipe,

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write};
 
 use thiserror::Error;
 
-use crate::board::Storage;
+use crate::board::{Geometry, MAX_DENSE_CELLS, Storage};
 use crate::game::Game;
 use crate::movefile::{MoveReader, ParseError};
 use crate::transcript::{Layout, TranscriptWriter};
@@ -35,6 +35,12 @@ pub enum RefereeError {
     /// The move file is malformed (or could not be read).
     #[error(transparent)]
     Parse(#[from] ParseError),
+    /// `--storage dense` was asked for a board too big to keep densely.
+    #[error(
+        "a {}x{} board has {} squares, more than dense storage holds ({}); use --storage sparse or auto",
+        .0.rows(), .0.cols(), .0.cells(), MAX_DENSE_CELLS
+    )]
+    TooBigForDense(Geometry),
     /// The transcript could not be written.
     #[error("cannot write the transcript: {0}")]
     Write(#[source] io::Error),
@@ -51,6 +57,9 @@ pub enum RefereeError {
 pub fn referee<R: BufRead, W: Write>(input: R, out: W, options: &Options) -> Result<Report, RefereeError> {
     let mut reader = MoveReader::new(input)?;
     let header = reader.header().clone();
+    if !options.storage.fits(header.geometry) {
+        return Err(RefereeError::TooBigForDense(header.geometry));
+    }
     let mut game = Game::new(header.players, header.geometry, options.storage);
     let mut transcript =
         TranscriptWriter::start(out, &options.layout, game.players()).map_err(RefereeError::Write)?;

@@ -145,7 +145,7 @@ fn malformed_files_never_create_the_output() {
     let dir = tempfile::tempdir().unwrap();
     for case in cases("malformed") {
         let target = dir.path().join("out.txt");
-        referee().arg(&case.moves).arg("-o").arg(&target).assert().code(2).stdout("");
+        referee().arg(&case.moves).args(&case.args).arg("-o").arg(&target).assert().code(2).stdout("");
         assert!(!target.exists(), "{} created the output", case.moves.display());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "temporary file left behind");
     }
