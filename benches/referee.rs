@@ -39,7 +39,8 @@ fn classic(c: &mut Criterion) {
         boards.push(board.clone());
     }
     let write = |out: &mut Vec<u8>| {
-        let mut t = TranscriptWriter::start(out, &Layout::default(), &players).unwrap();
+        let mut t = TranscriptWriter::new(out, Layout::default());
+        t.header(&players).unwrap();
         for (i, (n, board)) in squares.iter().zip(&boards).enumerate() {
             let label = if i % 2 == 0 { "X" } else { "O" };
             t.valid_move(i as u64 + 1, label, Square::from_index(n - 1), board).unwrap();
@@ -61,7 +62,11 @@ fn classic(c: &mut Criterion) {
 fn big_boards(c: &mut Criterion) {
     let mut group = c.benchmark_group("big boards");
     group.sample_size(20);
-    let none = |storage| Options { layout: Layout { boards: Boards::None, ..Layout::default() }, storage };
+    let none = |storage| Options {
+        layout: Layout { boards: Boards::None, ..Layout::default() },
+        storage,
+        ..Options::default()
+    };
 
     let long = inputs::long_game(1000, 1000, 5, 300_000);
     group.throughput(Throughput::Elements(300_000));

@@ -4,20 +4,24 @@
 //! Exit status: 0 success; 1 a check found differences; 2 a usage error,
 //! unreadable or malformed input, or an I/O failure.
 
+mod check_cmd;
+mod gen_cmd;
+
 use std::ffi::OsString;
 use std::fmt;
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use thiserror::Error;
 
+use crate::batch::{self, Summary};
 use crate::board::Storage;
 use crate::movefile::ParseError;
 use crate::output::Staged;
-use crate::referee::{self, Options, RefereeError, Report};
+use crate::referee::{self, Format, Options, RefereeError, Report};
 use crate::render::Style;
 use crate::transcript::{Boards, Layout};
 
@@ -32,24 +36,77 @@ const EXAMPLES: &str = "\
 Examples:
   ttt-referee TTTmoves.txt -o TTTgame.txt    referee a move file into a transcript
   ttt-referee - < TTTmoves.txt               read standard input, write standard output
-  ttt-referee big.txt --style table --boards final
+  ttt-referee submissions/ --out-dir out/    referee every file in a directory, in parallel
+  ttt-referee check TTTmoves.txt student.txt compare a student's transcript with the referee's
+  ttt-referee gen --count 20 --seed 7 --out-dir corpus/ --with-transcripts
 
-Exit status: 0 success, 1 differences found by a check, 2 usage error,
+Exit status: 0 success, 1 differences found by check, 2 usage error,
 unreadable or malformed input, or an I/O failure.";
 
 /// Referee tic-tac-toe move files into exact transcripts.
 #[derive(Debug, Parser)]
-#[command(name = "ttt-referee", version, about, after_help = EXAMPLES)]
+#[command(
+    name = "ttt-referee",
+    version,
+    about,
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Cli {
-    /// The move file to referee; `-` reads standard input.
-    #[arg(value_name = "MOVES")]
-    moves: PathBuf,
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    #[command(flatten)]
+    referee: RefereeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compare a transcript someone produced with the referee's own.
+    #[command(after_help = check_cmd::AFTER_HELP)]
+    Check(check_cmd::CheckArgs),
+    /// Generate seeded move files (and their transcripts) for a test corpus.
+    #[command(after_help = gen_cmd::AFTER_HELP)]
+    Gen(gen_cmd::GenArgs),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    Manpage,
+}
+
+#[derive(Debug, Args)]
+struct RefereeArgs {
+    /// Move files to referee; `-` reads standard input. Several files, or
+    /// directories (every file in them), need --out-dir.
+    #[arg(value_name = "MOVES", required = true)]
+    moves: Vec<PathBuf>,
 
     /// Write the transcript to FILE, replacing it only once the transcript is
     /// complete; `-` (or no -o) writes standard output.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", conflicts_with = "out_dir")]
     output: Option<PathBuf>,
 
+    /// Referee every input in parallel, writing each output to DIR under the
+    /// input's file name (with `.json` for --format json), and print a summary.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+
+    #[command(flatten)]
+    layout: LayoutArgs,
+}
+
+/// How transcripts look: shared by every command that writes or rebuilds one.
+#[derive(Debug, Args)]
+struct LayoutArgs {
     /// The programmer named on the transcript's first line.
     #[arg(long, value_name = "NAME", default_value = Layout::DEFAULT_PROGRAMMER, value_parser = one_line)]
     programmer: String,
@@ -71,6 +128,21 @@ pub struct Cli {
     storage: Storage,
 }
 
+impl LayoutArgs {
+    fn options(&self, format: Format) -> Options {
+        Options {
+            layout: Layout {
+                programmer: self.programmer.clone(),
+                project: self.project.clone(),
+                style: self.style,
+                boards: self.boards,
+            },
+            storage: self.storage,
+            format,
+        }
+    }
+}
+
 /// Accepts a value that fits on one transcript line.
 fn one_line(value: &str) -> Result<String, String> {
     if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }
@@ -85,15 +157,32 @@ enum CliError {
     Unplayable { path: Shown, error: RefereeError },
     #[error("{path}: cannot open: {}", describe(.source))]
     Open { path: Shown, source: io::Error },
-    #[error("{path}: is a directory; expected a move file")]
+    #[error("{path}: is a directory; expected a move file (or use --out-dir to referee every file in it)")]
     Directory { path: Shown },
     #[error("{path}: cannot write: {}", describe(.source))]
     Write { path: Shown, source: io::Error },
-    #[error("{path}: is the input file; refusing to overwrite it (choose another -o)")]
+    #[error("{path}: is the input file; refusing to overwrite it (choose another output)")]
     SameFile { path: Shown },
+    #[error("{0}")]
+    Usage(String),
     /// Standard output was closed by its reader: not worth a message.
     #[error("broken pipe")]
     BrokenPipe,
+}
+
+impl CliError {
+    fn write(path: &Path, source: io::Error) -> CliError {
+        CliError::Write { path: Shown::output(Some(path)), source }
+    }
+
+    /// An error writing standard output: quiet if its reader went away.
+    fn stdout(source: io::Error) -> CliError {
+        if source.kind() == io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Write { path: Shown::output(None), source }
+        }
+    }
 }
 
 /// A path as messages show it: `<stdin>` and `<stdout>` for `-`.
@@ -149,8 +238,22 @@ where
             return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_SUCCESS });
         }
     };
-    match run(&cli) {
-        Ok(()) | Err(CliError::BrokenPipe) => ExitCode::from(EXIT_SUCCESS),
+    let status = match cli.command {
+        None => run_referee(&cli.referee),
+        Some(Command::Check(args)) => check_cmd::run(&args),
+        Some(Command::Gen(args)) => gen_cmd::run(&args),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "ttt-referee", &mut io::stdout());
+            Ok(EXIT_SUCCESS)
+        }
+        Some(Command::Manpage) => clap_mangen::Man::new(Cli::command())
+            .render(&mut io::stdout())
+            .map(|()| EXIT_SUCCESS)
+            .map_err(CliError::stdout),
+    };
+    match status {
+        Ok(code) => ExitCode::from(code),
+        Err(CliError::BrokenPipe) => ExitCode::from(EXIT_SUCCESS),
         Err(e) => {
             eprintln!("ttt-referee: {e}");
             ExitCode::from(EXIT_ERROR)
@@ -158,42 +261,88 @@ where
     }
 }
 
-fn run(cli: &Cli) -> Result<(), CliError> {
-    let options = Options {
-        layout: Layout {
-            programmer: cli.programmer.clone(),
-            project: cli.project.clone(),
-            style: cli.style,
-            boards: cli.boards,
-        },
-        storage: cli.storage,
+fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
+    let options = args.layout.options(args.format);
+    if let Some(out_dir) = &args.out_dir {
+        return run_batch(&args.moves, out_dir, &options);
+    }
+    let [moves] = args.moves.as_slice() else {
+        return Err(CliError::Usage(format!(
+            "{} move files given; several files need --out-dir DIR",
+            args.moves.len()
+        )));
     };
-    let output = cli.output.as_deref().filter(|p| !is_dash(p));
-    let input_name = Shown::input(&cli.moves);
-    let output_name = Shown::output(output);
-
-    let input = open_input(&cli.moves, output)?;
-    let mut staged = match output {
-        Some(path) => {
-            Staged::file(path).map_err(|source| CliError::Write { path: Shown::output(output), source })?
-        }
-        None => Staged::stdout(),
-    };
-    let report = referee::referee(input, &mut staged, &options).map_err(|e| match e {
-        RefereeError::Parse(error) => CliError::Malformed { path: input_name, error },
-        RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
-        error @ RefereeError::TooBigForDense(_) => CliError::Unplayable { path: input_name, error },
-    })?;
-    staged.commit().map_err(|source| match source.kind() {
-        io::ErrorKind::BrokenPipe if output.is_none() => CliError::BrokenPipe,
-        _ => CliError::Write { path: output_name, source },
-    })?;
-
-    warn_if_unfinished(&report, &cli.moves);
-    Ok(())
+    let output = args.output.as_deref().filter(|p| !is_dash(p));
+    let report = referee_file(moves, output, &options)?;
+    if report.game.outcome().is_none() {
+        let _ = writeln!(
+            io::stderr(),
+            "ttt-referee: warning: {}: the moves ran out before the game ended (Winner: None)",
+            Shown::input(moves)
+        );
+    }
+    Ok(EXIT_SUCCESS)
 }
 
-/// Opens the move file, refusing an output path that is the same file.
+/// Referees `moves` into `output` (standard output if `None`), all or nothing.
+fn referee_file(moves: &Path, output: Option<&Path>, options: &Options) -> Result<Report, CliError> {
+    let input = open_input(moves, output)?;
+    let mut staged = match output {
+        Some(path) => Staged::file(path).map_err(|source| CliError::write(path, source))?,
+        None => Staged::stdout(),
+    };
+    let report = referee::referee(input, &mut staged, options).map_err(|e| match e {
+        RefereeError::Parse(error) => CliError::Malformed { path: Shown::input(moves), error },
+        RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
+        error @ RefereeError::TooBigForDense(_) => CliError::Unplayable { path: Shown::input(moves), error },
+    })?;
+    staged.commit().map_err(|source| match output {
+        Some(path) => CliError::write(path, source),
+        None => CliError::stdout(source),
+    })?;
+    Ok(report)
+}
+
+/// Referees every file of `inputs` into `out_dir` in parallel; reports each
+/// failure, then a summary, on standard error.
+fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8, CliError> {
+    if inputs.iter().any(|p| is_dash(p)) {
+        return Err(CliError::Usage("standard input (`-`) cannot be refereed with --out-dir".to_owned()));
+    }
+    fs::create_dir_all(out_dir).map_err(|source| CliError::write(out_dir, source))?;
+    let jobs = batch::jobs(inputs, out_dir, options.format)
+        .map_err(|(path, source)| CliError::Open { path: Shown::input(&path), source })?;
+
+    // Two inputs with one file name would overwrite each other's output: the
+    // first keeps the name, the others fail.
+    let mut seen = std::collections::HashSet::new();
+    let (jobs, clashes): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| seen.insert(job.output.clone()));
+    let clashes = clashes.into_iter().map(|job| {
+        Err(CliError::Usage(format!(
+            "{}: another input has the same file name; its output would overwrite {}",
+            job.input.display(),
+            job.output.display()
+        )))
+    });
+    let results =
+        batch::run_all(&jobs, options, |job, options| referee_file(&job.input, Some(&job.output), options));
+
+    let mut summary = Summary::default();
+    let mut stderr = io::stderr().lock();
+    for result in clashes.chain(results) {
+        match &result {
+            Ok(report) => summary.add(report),
+            Err(e) => {
+                summary.failed += 1;
+                let _ = writeln!(stderr, "ttt-referee: {e}");
+            }
+        }
+    }
+    let _ = writeln!(stderr, "ttt-referee: {summary}");
+    Ok(if summary.failed > 0 { EXIT_ERROR } else { EXIT_SUCCESS })
+}
+
+/// Opens a move file, refusing an output path that is the same file.
 fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn BufRead>, CliError> {
     if is_dash(path) {
         return Ok(Box::new(io::stdin().lock()));
@@ -211,20 +360,9 @@ fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn BufRead>, Cl
     Ok(Box::new(BufReader::with_capacity(64 << 10, file)))
 }
 
-fn warn_if_unfinished(report: &Report, moves: &Path) {
-    if report.game.outcome().is_none() {
-        let _ = writeln!(
-            io::stderr(),
-            "ttt-referee: warning: {}: the moves ran out before the game ended (Winner: None)",
-            Shown::input(moves)
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_command_line_definition_is_consistent() {

@@ -17,9 +17,13 @@
 //! assert!(String::from_utf8(transcript).unwrap().contains("O 5 marked square\n"));
 //! ```
 
+pub mod batch;
 pub mod board;
+pub mod check;
 pub mod cli;
+pub mod corpus;
 pub mod game;
+pub mod json;
 pub mod movefile;
 pub mod output;
 pub mod player;

@@ -1,22 +1,38 @@
 //! Refereeing a whole move file: the reader's records go through the rule
-//! engine, and each ruling goes to the transcript as it is made.
+//! engine, and each ruling goes to a [`Recorder`] (the text transcript, or
+//! JSON) as it is made.
 
 use std::io::{self, BufRead, Write};
 
 use thiserror::Error;
 
 use crate::board::{Geometry, MAX_DENSE_CELLS, Storage};
-use crate::game::Game;
-use crate::movefile::{MoveReader, ParseError};
+use crate::game::{Game, Move, Violation};
+use crate::json::JsonWriter;
+use crate::movefile::{MoveReader, MoveRecord, ParseError};
 use crate::transcript::{Layout, TranscriptWriter};
 
-/// How to referee: the transcript's layout and the board's storage.
+/// The output formats of a referee run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// The exact text transcript.
+    #[default]
+    #[value(help = "the exact text transcript")]
+    Text,
+    /// One JSON document per game, as FORMAT.md describes.
+    #[value(help = "one JSON document per game (see FORMAT.md)")]
+    Json,
+}
+
+/// How to referee: the output's format and layout, and the board's storage.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// The transcript's look.
+    /// The text transcript's look (JSON ignores it).
     pub layout: Layout,
     /// How the board keeps its marks; rulings are the same either way.
     pub storage: Storage,
+    /// Text transcript or JSON.
+    pub format: Format,
 }
 
 /// What a referee run found.
@@ -41,45 +57,75 @@ pub enum RefereeError {
         .0.rows(), .0.cols(), .0.cells(), MAX_DENSE_CELLS
     )]
     TooBigForDense(Geometry),
-    /// The transcript could not be written.
+    /// The output could not be written.
     #[error("cannot write the transcript: {0}")]
     Write(#[source] io::Error),
 }
 
-/// Referees the move file `input`, writing its transcript to `out`.
+/// Receives a referee run's rulings as they are made: one output format.
+///
+/// The referee calls [`Recorder::start`] once, [`Recorder::ruling`] for each
+/// move line (with the game as it stands after the ruling), then
+/// [`Recorder::finish`].
+pub trait Recorder {
+    /// The header has been read; no move yet.
+    fn start(&mut self, game: &Game) -> io::Result<()>;
+    /// One move line and its ruling.
+    fn ruling(
+        &mut self,
+        record: &MoveRecord<'_>,
+        ruling: Result<Move, Violation>,
+        game: &Game,
+    ) -> io::Result<()>;
+    /// The game is over, or the moves ran out.
+    fn finish(&mut self, game: &Game) -> io::Result<()>;
+}
+
+/// Referees the move file `input`, writing its output to `out` in the format
+/// `options` asks for. `out` is not flushed.
+///
+/// # Errors
+/// As [`referee_with`].
+pub fn referee<R: BufRead, W: Write>(input: R, out: W, options: &Options) -> Result<Report, RefereeError> {
+    match options.format {
+        Format::Text => {
+            referee_with(input, &mut TranscriptWriter::new(out, options.layout.clone()), options.storage)
+        }
+        Format::Json => referee_with(input, &mut JsonWriter::new(out), options.storage),
+    }
+}
+
+/// Referees the move file `input`, handing every ruling to `recorder`.
 ///
 /// Reading stops at the end of the game: lines after it are never read, so
-/// they cannot make the file malformed. `out` is not flushed.
+/// they cannot make the file malformed.
 ///
 /// # Errors
 /// [`RefereeError::Parse`] for a malformed file, [`RefereeError::Write`] if
-/// `out` fails. Part of the transcript may have been written by then.
-pub fn referee<R: BufRead, W: Write>(input: R, out: W, options: &Options) -> Result<Report, RefereeError> {
+/// the recorder fails, [`RefereeError::TooBigForDense`] if `storage` cannot
+/// hold the board. Part of the output may have been written by then.
+pub fn referee_with<R: BufRead>(
+    input: R,
+    recorder: &mut impl Recorder,
+    storage: Storage,
+) -> Result<Report, RefereeError> {
     let mut reader = MoveReader::new(input)?;
     let header = reader.header().clone();
-    if !options.storage.fits(header.geometry) {
+    if !storage.fits(header.geometry) {
         return Err(RefereeError::TooBigForDense(header.geometry));
     }
-    let mut game = Game::new(header.players, header.geometry, options.storage);
-    let mut transcript =
-        TranscriptWriter::start(out, &options.layout, game.players()).map_err(RefereeError::Write)?;
+    let mut game = Game::new(header.players, header.geometry, storage);
+    recorder.start(&game).map_err(RefereeError::Write)?;
     let mut violations = 0;
 
     while game.outcome().is_none() {
-        let Some(record) = reader.next_record()? else {
-            break;
-        };
-        let written = match game.play(record.label, record.square) {
-            Ok(mv) => transcript.valid_move(game.moves_made(), record.label, mv.square, game.board()),
-            Err(violation) => {
-                violations += 1;
-                transcript.violation(record.label, record.square, violation)
-            }
-        };
-        written.map_err(RefereeError::Write)?;
+        let Some(record) = reader.next_record()? else { break };
+        let ruling = game.play(record.label, record.square);
+        violations += u64::from(ruling.is_err());
+        recorder.ruling(&record, ruling, &game).map_err(RefereeError::Write)?;
     }
 
-    transcript.finish(game.outcome(), game.players(), game.board()).map_err(RefereeError::Write)?;
+    recorder.finish(&game).map_err(RefereeError::Write)?;
     Ok(Report { game, violations })
 }
 

@@ -21,8 +21,10 @@
 use std::io::{self, Write};
 
 use crate::board::{Board, Square};
-use crate::game::{Outcome, Violation};
+use crate::game::{Game, Move, Outcome, Violation};
+use crate::movefile::MoveRecord;
 use crate::player::Players;
+use crate::referee::Recorder;
 use crate::render::{Renderer, Style};
 
 /// Which boards a transcript shows.
@@ -74,43 +76,52 @@ impl Default for Layout {
 }
 
 /// Writes one game's transcript, group by group, as the referee rules.
+///
+/// Call [`TranscriptWriter::header`] first, then one method per move line,
+/// then [`TranscriptWriter::finish`].
 pub struct TranscriptWriter<W> {
     out: W,
-    renderer: Renderer,
-    boards: Boards,
+    layout: Layout,
+    /// Set by the header, once the players' marks are known.
+    renderer: Option<Renderer>,
     /// One group's bytes, reused so that writing allocates nothing per move.
     group: Vec<u8>,
 }
 
 impl<W: Write> TranscriptWriter<W> {
-    /// Writes the header (programmer, project, players) and returns the writer
-    /// for the moves.
+    /// A writer of transcripts in `layout` to `out`; writes nothing yet.
+    pub fn new(out: W, layout: Layout) -> TranscriptWriter<W> {
+        TranscriptWriter { out, layout, renderer: None, group: Vec::with_capacity(256) }
+    }
+
+    /// The underlying writer, unflushed.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// Writes the header: programmer, project and the normalised players line.
     ///
     /// # Errors
-    /// Any error of `out`.
-    pub fn start(mut out: W, layout: &Layout, players: &Players) -> io::Result<TranscriptWriter<W>> {
-        let mut group = Vec::with_capacity(256);
-        group.extend_from_slice(b"Programmer: ");
-        group.extend_from_slice(layout.programmer.as_bytes());
-        group.push(b'\n');
-        group.extend_from_slice(layout.project.as_bytes());
-        group.extend_from_slice(b"\n\nTic-Tac-Toe game: ");
+    /// Any error of the underlying writer.
+    pub fn header(&mut self, players: &Players) -> io::Result<()> {
+        let g = &mut self.group;
+        g.clear();
+        g.extend_from_slice(b"Programmer: ");
+        g.extend_from_slice(self.layout.programmer.as_bytes());
+        g.push(b'\n');
+        g.extend_from_slice(self.layout.project.as_bytes());
+        g.extend_from_slice(b"\n\nTic-Tac-Toe game: ");
         for (id, player) in players.iter() {
             if id.index() > 0 {
-                group.push(b' ');
+                g.push(b' ');
             }
-            push_char(&mut group, player.mark.char());
-            group.extend_from_slice(b": ");
-            group.extend_from_slice(player.name.as_bytes());
+            push_char(g, player.mark.char());
+            g.extend_from_slice(b": ");
+            g.extend_from_slice(player.name.as_bytes());
         }
-        group.extend_from_slice(b"\n\n");
-        out.write_all(&group)?;
-        Ok(TranscriptWriter {
-            out,
-            renderer: Renderer::new(layout.style, players),
-            boards: layout.boards,
-            group,
-        })
+        g.extend_from_slice(b"\n\n");
+        self.renderer = Some(Renderer::new(self.layout.style, players));
+        self.out.write_all(g)
     }
 
     /// Writes a valid move's group: `Move N: L S`, the board unless the layout
@@ -128,8 +139,8 @@ impl<W: Write> TranscriptWriter<W> {
         g.push(b' ');
         g.extend_from_slice(itoa::Buffer::new().format(square.number()).as_bytes());
         g.push(b'\n');
-        if self.boards == Boards::Each {
-            self.renderer.board(board, g);
+        if let (Boards::Each, Some(renderer)) = (self.layout.boards, &self.renderer) {
+            renderer.board(board, g);
         }
         g.push(b'\n');
         self.out.write_all(g)
@@ -154,15 +165,14 @@ impl<W: Write> TranscriptWriter<W> {
 
     /// Writes the end: the final board if the layout asks for it, then
     /// `Winner: X`, `Winner: Cat` or, if the game never ended, `Winner: None`.
-    /// Returns the underlying writer, unflushed.
     ///
     /// # Errors
     /// Any error of the underlying writer.
-    pub fn finish(mut self, outcome: Option<Outcome>, players: &Players, board: &Board) -> io::Result<W> {
+    pub fn finish(&mut self, outcome: Option<Outcome>, players: &Players, board: &Board) -> io::Result<()> {
         let g = &mut self.group;
         g.clear();
-        if self.boards == Boards::Final {
-            self.renderer.board(board, g);
+        if let (Boards::Final, Some(renderer)) = (self.layout.boards, &self.renderer) {
+            renderer.board(board, g);
             g.push(b'\n');
         }
         g.extend_from_slice(b"Winner: ");
@@ -172,8 +182,29 @@ impl<W: Write> TranscriptWriter<W> {
             None => g.extend_from_slice(b"None"),
         }
         g.push(b'\n');
-        self.out.write_all(g)?;
-        Ok(self.out)
+        self.out.write_all(g)
+    }
+}
+
+impl<W: Write> Recorder for TranscriptWriter<W> {
+    fn start(&mut self, game: &Game) -> io::Result<()> {
+        self.header(game.players())
+    }
+
+    fn ruling(
+        &mut self,
+        record: &MoveRecord<'_>,
+        ruling: Result<Move, Violation>,
+        game: &Game,
+    ) -> io::Result<()> {
+        match ruling {
+            Ok(mv) => self.valid_move(game.moves_made(), record.label, mv.square, game.board()),
+            Err(violation) => self.violation(record.label, record.square, violation),
+        }
+    }
+
+    fn finish(&mut self, game: &Game) -> io::Result<()> {
+        TranscriptWriter::finish(self, game.outcome(), game.players(), game.board())
     }
 }
 
@@ -195,14 +226,15 @@ mod tests {
     fn writes_the_exact_layout() {
         let players = Players::classic("D Barnette", "D Allison");
         let mut board = Board::new(Geometry::CLASSIC, Storage::Auto);
-        let mut t = TranscriptWriter::start(Vec::new(), &Layout::default(), &players).unwrap();
+        let mut t = TranscriptWriter::new(Vec::new(), Layout::default());
+        t.header(&players).unwrap();
         let six = Square::from_index(5);
         board.set(six, PlayerId::new(0));
         t.valid_move(1, "X", six, &board).unwrap();
         t.violation("Y", "05", Violation::IllegalPlayer).unwrap();
-        let out = t.finish(Some(Outcome::Cat), &players, &board).unwrap();
+        t.finish(Some(Outcome::Cat), &players, &board).unwrap();
         assert_eq!(
-            text(out),
+            text(t.into_inner()),
             "Programmer: Dwight Barnette\nCS 1044 Project 6 Spring 2002\n\n\
              Tic-Tac-Toe game: X: D Barnette O: D Allison\n\n\
              Move 1: X 6\n- - -\n- - X\n- - -\n\n\
@@ -219,14 +251,18 @@ mod tests {
         let layout =
             |boards| Layout { programmer: "P".into(), project: "Q".into(), boards, style: Style::Grid };
 
-        let mut t = TranscriptWriter::start(Vec::new(), &layout(Boards::Final), &players).unwrap();
+        let mut t = TranscriptWriter::new(Vec::new(), layout(Boards::Final));
+        t.header(&players).unwrap();
         t.valid_move(1, "O", Square::from_index(0), &board).unwrap();
-        let out = text(t.finish(None, &players, &board).unwrap());
+        t.finish(None, &players, &board).unwrap();
+        let out = text(t.into_inner());
         assert!(out.ends_with("Move 1: O 1\n\nO| | \n-+-+-\n | | \n-+-+-\n | | \n\nWinner: None\n"), "{out}");
 
-        let mut t = TranscriptWriter::start(Vec::new(), &layout(Boards::None), &players).unwrap();
+        let mut t = TranscriptWriter::new(Vec::new(), layout(Boards::None));
+        t.header(&players).unwrap();
         t.valid_move(1, "O", Square::from_index(0), &board).unwrap();
-        let out = text(t.finish(Some(Outcome::Win(PlayerId::new(1))), &players, &board).unwrap());
+        t.finish(Some(Outcome::Win(PlayerId::new(1))), &players, &board).unwrap();
+        let out = text(t.into_inner());
         assert_eq!(out, "Programmer: P\nQ\n\nTic-Tac-Toe game: X: a O: b\n\nMove 1: O 1\n\nWinner: O\n");
     }
 }

@@ -24,7 +24,10 @@ fn a_missing_input_names_the_file() {
 
 #[test]
 fn a_directory_is_not_a_move_file() {
-    assert_eq!(fails(&["fixtures"]), "ttt-referee: fixtures: is a directory; expected a move file\n");
+    assert_eq!(
+        fails(&["fixtures"]),
+        "ttt-referee: fixtures: is a directory; expected a move file (or use --out-dir to referee every file in it)\n"
+    );
 }
 
 #[test]
@@ -41,7 +44,7 @@ fn writing_onto_the_input_is_refused_and_the_input_kept() {
         assert_eq!(
             err,
             format!(
-                "ttt-referee: {}: is the input file; refusing to overwrite it (choose another -o)\n",
+                "ttt-referee: {}: is the input file; refusing to overwrite it (choose another output)\n",
                 target.display()
             )
         );

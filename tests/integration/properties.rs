@@ -79,7 +79,11 @@ fn variant_game() -> impl Strategy<Value = String> {
 }
 
 fn transcript(input: &str, storage: Storage, style: Style) -> (Vec<u8>, String) {
-    let options = Options { layout: Layout { style, boards: Boards::Each, ..Layout::default() }, storage };
+    let options = Options {
+        layout: Layout { style, boards: Boards::Each, ..Layout::default() },
+        storage,
+        ..Options::default()
+    };
     let mut out = Vec::new();
     let report = referee(input.as_bytes(), &mut out, &options).expect("a well-formed game");
     let summary = format!("{:?} {} {}", report.game.outcome(), report.game.moves_made(), report.violations);

@@ -1,0 +1,89 @@
+//! `ttt-referee gen`: write a seeded corpus of move files, and optionally the
+//! referee's transcript of each.
+
+use std::fs;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliError, EXIT_SUCCESS, LayoutArgs};
+use crate::board::Geometry;
+use crate::corpus::{GenOptions, move_file};
+use crate::referee::{self, Format};
+
+pub(super) const AFTER_HELP: &str = "\
+Files are named game-0001.txt, game-0002.txt, ...; with --with-transcripts each
+gets its transcript beside it as game-0001.expected. The same seed always gives
+the same files, and file N does not depend on --count. Any 8 consecutive files
+cover every ending (a win by each of the first two players, Cat, moves running
+out) with either player moving first, and every file holds every violation its
+game allows.";
+
+#[derive(Debug, Args)]
+pub(super) struct GenArgs {
+    /// How many move files to write.
+    #[arg(long, default_value_t = 20)]
+    count: u64,
+
+    /// The seed: the same seed gives the same corpus.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+
+    /// The directory to write into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out_dir: PathBuf,
+
+    /// The board, as `ROWSxCOLS` (default 3x3).
+    #[arg(long, value_name = "RxC", value_parser = parse_size)]
+    board: Option<(u32, u32)>,
+
+    /// Marks in a row to win (default 3, or the longer side if smaller).
+    #[arg(long, value_name = "K")]
+    win: Option<u32>,
+
+    /// How many players, 2 to 10.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=10))]
+    players: u8,
+
+    /// Also write each file's transcript, as NAME.expected.
+    #[arg(long)]
+    with_transcripts: bool,
+
+    #[command(flatten)]
+    layout: LayoutArgs,
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (rows, cols) = text.split_once(['x', 'X']).ok_or("expected ROWSxCOLS, such as 5x7")?;
+    let number =
+        |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{s}` is not a number of rows or columns"));
+    Ok((number(rows)?, number(cols)?))
+}
+
+pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
+    let (rows, cols) = args.board.unwrap_or((3, 3));
+    let win = args.win.unwrap_or_else(|| rows.max(cols).min(3));
+    let geometry = Geometry::new(rows, cols, win).map_err(|_| {
+        CliError::Usage(format!(
+            "--board {rows}x{cols} --win {win} is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
+        ))
+    })?;
+    let options = GenOptions { seed: args.seed, geometry, players: usize::from(args.players) };
+    let referee_options = args.layout.options(Format::Text);
+    fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;
+    let digits = args.count.to_string().len().max(4);
+    for index in 0..args.count {
+        let text = move_file(&options, index);
+        let path = args.out_dir.join(format!("game-{:0digits$}.txt", index + 1));
+        fs::write(&path, &text).map_err(|source| CliError::write(&path, source))?;
+        if args.with_transcripts {
+            let mut transcript = Vec::new();
+            referee::referee(text.as_bytes(), &mut transcript, &referee_options).map_err(|e| {
+                CliError::Usage(format!("{}: generated a file the referee rejects: {e}", path.display()))
+            })?;
+            let path = path.with_extension("expected");
+            fs::write(&path, transcript).map_err(|source| CliError::write(&path, source))?;
+        }
+    }
+    Ok(EXIT_SUCCESS)
+}
