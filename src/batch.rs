@@ -70,9 +70,14 @@ pub struct Job {
     pub output: PathBuf,
 }
 
-/// The move files named by `inputs` (files, and the files directly inside
-/// directories, hidden ones left out, in name order), each with its output
-/// path in `out_dir`: the input's file name, with `.json` for JSON output.
+/// The move files named by `inputs` (files as given, and the `*.txt` files
+/// directly inside directories, hidden ones left out, in name order), each
+/// with its output path in `out_dir`: the input's file name, with `.json` for
+/// JSON output.
+///
+/// Only `*.txt` files are taken from directories so that transcripts and
+/// other files kept beside the move files (`gen` writes `*.expected` there)
+/// are not mistaken for move files.
 ///
 /// # Errors
 /// A directory that cannot be listed, with its path.
@@ -83,8 +88,10 @@ pub fn jobs(inputs: &[PathBuf], out_dir: &Path, format: Format) -> Result<Vec<Jo
             let mut inside = Vec::new();
             for entry in fs::read_dir(input).map_err(|e| (input.clone(), e))? {
                 let entry = entry.map_err(|e| (input.clone(), e))?;
-                let hidden = entry.file_name().to_string_lossy().starts_with('.');
-                if !hidden && entry.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()) {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let wanted = !name.starts_with('.') && name.ends_with(".txt");
+                if wanted && entry.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()) {
                     inside.push(entry.path());
                 }
             }
@@ -139,9 +146,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn jobs_expand_directories_in_name_order_and_skip_hidden_files() {
+    fn jobs_expand_directories_to_their_txt_files_in_name_order() {
         let dir = tempfile::tempdir().unwrap();
-        for name in ["b.txt", "a.txt", ".hidden"] {
+        for name in ["b.txt", "a.txt", ".hidden.txt", "a.expected"] {
             fs::write(dir.path().join(name), "").unwrap();
         }
         fs::create_dir(dir.path().join("sub")).unwrap();

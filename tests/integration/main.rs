@@ -2,6 +2,7 @@
 
 mod errors;
 mod golden;
+mod grading;
 mod output;
 mod peers;
 mod properties;

@@ -1,0 +1,455 @@
+//! The grader's toolkit: batch runs, `check`, `gen`, JSON output, shell
+//! completions and the man page.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{first_difference, fixture, referee, root};
+
+/// Fixtures that referee with the default options, with their transcripts.
+fn default_fixtures(dir: &str) -> Vec<(PathBuf, PathBuf)> {
+    let mut cases: Vec<_> = fs::read_dir(root().join("fixtures").join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .filter(|p| !p.with_extension("args").exists() && p.with_extension("expected").exists())
+        .map(|p| (p.clone(), p.with_extension("expected")))
+        .collect();
+    cases.sort();
+    cases
+}
+
+#[test]
+fn a_batch_writes_what_single_runs_write_file_for_file() {
+    let out = tempfile::tempdir().unwrap();
+    let result = referee()
+        .arg(fixture("classic"))
+        .arg(fixture("variants/ten-players.txt"))
+        .arg("--out-dir")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(0), "{}", String::from_utf8_lossy(&result.stderr));
+    let mut checked = 0;
+    for (moves, expected) in default_fixtures("classic").into_iter().chain([(
+        root().join("fixtures/variants/ten-players.txt"),
+        root().join("fixtures/variants/ten-players.expected"),
+    )]) {
+        let written = fs::read(out.path().join(moves.file_name().unwrap())).unwrap();
+        let wanted = fs::read(&expected).unwrap();
+        assert!(written == wanted, "{}: {}", moves.display(), first_difference(&written, &wanted));
+        checked += 1;
+    }
+    assert!(checked > 20);
+    // Every move file in the directory was refereed: count their endings.
+    let mut endings = std::collections::BTreeMap::new();
+    for entry in fs::read_dir(root().join("fixtures/classic")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") {
+            let text = fs::read_to_string(&path).unwrap();
+            *endings.entry(text.lines().last().unwrap().to_owned()).or_insert(0) += 1;
+        }
+    }
+    *endings.entry("Winner: Cat".to_owned()).or_insert(0) += 1; // ten-players
+    let count = |w: &str| endings.get(w).copied().unwrap_or(0);
+    let files: i32 = endings.values().sum();
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "ttt-referee: {files} files: {} won by X, {} won by O, {} Cat, {} unfinished, 0 failed\n",
+            count("Winner: X"),
+            count("Winner: O"),
+            count("Winner: Cat"),
+            count("Winner: None")
+        )
+    );
+}
+
+#[test]
+fn a_malformed_file_among_good_ones_fails_alone() {
+    let out = tempfile::tempdir().unwrap();
+    let result = referee()
+        .args([
+            "fixtures/classic/x-wins-row.txt",
+            "fixtures/malformed/not-utf8.txt",
+            "fixtures/classic/crlf.txt",
+        ])
+        .arg("--out-dir")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(result.stderr).unwrap(),
+        "ttt-referee: fixtures/malformed/not-utf8.txt:5: byte 0xE9 at column 3 is not UTF-8 text; expected a UTF-8 text file\n\
+         ttt-referee: 3 files: 2 won by X, 0 won by O, 0 Cat, 0 unfinished, 1 failed\n"
+    );
+    let mut names: Vec<_> = fs::read_dir(out.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["crlf.txt", "x-wins-row.txt"]);
+}
+
+#[test]
+fn batch_usage_errors() {
+    let out = referee().args(["fixtures/TTTmoves.txt", "fixtures/classic/crlf.txt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "ttt-referee: 2 move files given; several files need --out-dir DIR\n"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let clash = dir.path().join("TTTmoves.txt");
+    fs::copy(root().join("fixtures/TTTmoves.txt"), &clash).unwrap();
+    let out = referee()
+        .arg("fixtures/TTTmoves.txt")
+        .arg(&clash)
+        .arg("--out-dir")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("another input has the same file name"), "{stderr}");
+    assert!(stderr.ends_with("2 files: 0 won by X, 0 won by O, 1 Cat, 0 unfinished, 1 failed\n"), "{stderr}");
+}
+
+fn check(args: &[&str]) -> (i32, String) {
+    let out = referee().arg("check").args(args).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+    (out.status.code().unwrap(), text)
+}
+
+#[test]
+fn check_accepts_the_referees_own_transcript() {
+    let (code, text) = check(&["fixtures/TTTmoves.txt", "fixtures/TTTgame.txt"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        text,
+        "fixtures/TTTgame.txt: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines (100.0%)\n"
+    );
+}
+
+#[test]
+fn check_forgives_spacing_unless_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mangled = dir.path().join("mangled.txt");
+    let text = fs::read_to_string(root().join("fixtures/TTTgame.txt")).unwrap();
+    fs::write(&mangled, text.replace('\n', " \r\n").replace("- - -", "-\t-   -") + "\r\n\r\n").unwrap();
+    let path = mangled.to_str().unwrap();
+    assert_eq!(check(&["fixtures/TTTmoves.txt", path]).0, 0);
+    let (code, out) = check(&["fixtures/TTTmoves.txt", path, "--exact"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Programmer: Dwight Barnette \n"), "{out}");
+}
+
+#[test]
+fn check_reports_the_first_real_difference_and_a_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("wrong.txt");
+    let text = fs::read_to_string(root().join("fixtures/TTTgame.txt")).unwrap();
+    // A student who prints the board after move 2 wrongly and forgets the
+    // last line. Of the 51 expected lines, 48 match: the wrong row, the
+    // missing `Winner:` line, and the blank line before it, which now ends the
+    // file and is forgiven as a trailing blank line, do not.
+    fs::write(&wrong, text.replacen("- - O", "- - X", 1).replace("Winner: Cat\n", "")).unwrap();
+    let (code, out) = check(&["fixtures/TTTmoves.txt", wrong.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        format!(
+            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 48/51 lines (94.1%)\n",
+            wrong.display()
+        )
+    );
+}
+
+#[test]
+fn check_can_skip_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("student.txt");
+    let text = fs::read_to_string(root().join("fixtures/TTTgame.txt")).unwrap();
+    fs::write(&student, text.replace("Dwight Barnette", "Ada Lovelace")).unwrap();
+    let path = student.to_str().unwrap();
+    assert_eq!(check(&["fixtures/TTTmoves.txt", path]).0, 1);
+    assert_eq!(check(&["fixtures/TTTmoves.txt", path, "--skip-header"]).0, 0);
+}
+
+#[test]
+fn check_error_paths_exit_2() {
+    let (code, out) = check(&["fixtures/malformed/empty.txt", "fixtures/TTTgame.txt"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            2,
+            "ttt-referee: fixtures/malformed/empty.txt:1: the file is empty; expected a title line, then a players line such as `X: Ann Lee O: Bo Chan`\n"
+        )
+    );
+    let (code, out) = check(&["fixtures/TTTmoves.txt", "fixtures/no-such-transcript.txt"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (2, "ttt-referee: fixtures/no-such-transcript.txt: cannot open: No such file or directory\n")
+    );
+    let (code, out) = check(&["fixtures/TTTmoves.txt"]);
+    assert_eq!(code, 2);
+    assert!(out.contains("required arguments were not provided"), "{out}");
+}
+
+/// A moves directory and a transcripts directory: one match, one
+/// difference, one missing transcript, one malformed move file.
+fn graded_dirs() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let (moves, transcripts) = (dir.path().join("moves"), dir.path().join("transcripts"));
+    fs::create_dir_all(&moves).unwrap();
+    fs::create_dir_all(&transcripts).unwrap();
+    for name in ["a-good", "b-wrong", "c-missing"] {
+        fs::copy(root().join("fixtures/classic/x-wins-row.txt"), moves.join(format!("{name}.txt"))).unwrap();
+    }
+    fs::copy(root().join("fixtures/malformed/empty.txt"), moves.join("d-malformed.txt")).unwrap();
+    let good = fs::read_to_string(root().join("fixtures/classic/x-wins-row.expected")).unwrap();
+    fs::write(transcripts.join("a-good.txt"), &good).unwrap();
+    fs::write(transcripts.join("b-wrong.txt"), good.replace("Winner: X", "Winner: O")).unwrap();
+    dir
+}
+
+#[test]
+fn check_a_directory_prints_one_row_per_file() {
+    let dir = graded_dirs();
+    let run = |format: &str| {
+        let out = referee()
+            .arg("check")
+            .arg("--moves")
+            .arg(dir.path().join("moves"))
+            .arg("--transcripts")
+            .arg(dir.path().join("transcripts"))
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "a malformed move file is an error");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let n = fs::read_to_string(root().join("fixtures/classic/x-wins-row.expected")).unwrap().lines().count();
+    let malformed = dir.path().join("moves/d-malformed.txt");
+    assert_eq!(
+        run("csv"),
+        format!(
+            "file,status,matched,expected,score,expected_line,found_line,error\n\
+             a-good.txt,match,{n},{n},1.0000,,,\n\
+             b-wrong.txt,differ,{},{n},{:.4},{n},{n},\n\
+             c-missing.txt,missing,0,{n},0.0000,1,,\n\
+             d-malformed.txt,error,,,,,,\"{}:1: the file is empty; expected a title line, then a players line such as `X: Ann Lee O: Bo Chan`\"\n",
+            n - 1,
+            (n - 1) as f64 / n as f64,
+            malformed.display()
+        )
+    );
+    let json: Value = serde_json::from_str(&run("json")).unwrap();
+    let statuses: Vec<&str> =
+        json.as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["match", "differ", "missing", "error"]);
+    assert_eq!(json[1]["first_difference"]["expected"], serde_json::json!([n, "Winner: X"]));
+    let text = run("text");
+    assert!(text.lines().nth(2).unwrap().starts_with("b-wrong.txt      differ"), "{text}");
+}
+
+fn corpus(seed: u64, count: u64, extra: &[&str]) -> (tempfile::TempDir, Vec<(String, Vec<u8>)>) {
+    let dir = tempfile::tempdir().unwrap();
+    referee()
+        .args([
+            "gen",
+            "--seed",
+            &seed.to_string(),
+            "--count",
+            &count.to_string(),
+            "--with-transcripts",
+            "--out-dir",
+        ])
+        .arg(dir.path())
+        .args(extra)
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+    let mut files: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            (path.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    (dir, files)
+}
+
+#[test]
+fn gen_is_deterministic_and_extends_smaller_corpora() {
+    let (_a, first) = corpus(42, 20, &[]);
+    let (_b, again) = corpus(42, 20, &[]);
+    assert_eq!(first, again);
+    let (_c, other) = corpus(43, 20, &[]);
+    assert_ne!(first, other);
+    let (_d, more) = corpus(42, 30, &[]);
+    assert_eq!(&more[..40], &first[..]);
+}
+
+/// What a corpus covers: verdicts, endings, and whether the second player
+/// ever moves first.
+fn coverage(dir: &Path) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let out = referee().arg(&path).args(["--format", "json"]).output().unwrap();
+        assert!(out.status.success(), "{}", path.display());
+        let game: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for m in game["moves"].as_array().unwrap() {
+            seen.insert(m["verdict"].as_str().unwrap().to_owned());
+        }
+        seen.insert(format!("winner {}", game["winner"]));
+        let first = game["moves"].as_array().unwrap().iter().find(|m| m["verdict"] == "ok");
+        if let Some(first) = first {
+            seen.insert(format!("first {}", first["label"]));
+        }
+    }
+    seen
+}
+
+#[test]
+fn any_corpus_of_twenty_covers_every_violation_and_ending() {
+    for seed in [1, 2, 99, 12_345] {
+        let (dir, _) = corpus(seed, 20, &[]);
+        let seen = coverage(dir.path());
+        for wanted in [
+            "ok",
+            "illegal player",
+            "illegal square",
+            "double move",
+            "marked square",
+            "winner \"X\"",
+            "winner \"O\"",
+            "winner \"Cat\"",
+            "winner null",
+            "first \"O\"",
+            "first \"X\"",
+        ] {
+            assert!(seen.contains(wanted), "seed {seed}: no {wanted} in {seen:?}");
+        }
+    }
+    let (dir, _) = corpus(5, 20, &["--board", "4x4", "--win", "3", "--players", "3"]);
+    assert!(coverage(dir.path()).contains("out of turn"));
+}
+
+#[test]
+fn gen_transcripts_are_the_referees() {
+    let (dir, files) = corpus(8, 4, &["--board", "4x5", "--win", "3", "--style", "table"]);
+    for (name, bytes) in files.iter().filter(|(n, _)| n.ends_with(".expected")) {
+        let moves = dir.path().join(name.replace(".expected", ".txt"));
+        let out = referee().arg(&moves).args(["--style", "table"]).output().unwrap();
+        assert_eq!(&out.stdout, bytes, "{name}");
+    }
+}
+
+#[test]
+fn gen_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = referee()
+        .args(["gen", "--board", "3x3", "--win", "4", "--out-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("is not a playable board"));
+    let out = referee().args(["gen", "--players", "11", "--out-dir"]).arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The JSON document agrees with the text transcript: same rulings in the same
+/// order, same move numbers, same winner.
+fn agrees(json: &Value, text: &str) -> Result<(), String> {
+    let moves = json["moves"].as_array().ok_or("no moves")?;
+    let mut lines = text.lines().skip(5);
+    for m in moves {
+        let (label, square, verdict) =
+            (m["label"].as_str().unwrap(), m["square"].as_str().unwrap(), m["verdict"].as_str().unwrap());
+        let next = lines.by_ref().find(|l| {
+            !l.is_empty() && (l.starts_with("Move ") || l.starts_with(&format!("{label} {square} ")))
+        });
+        let next = next.ok_or_else(|| format!("no line for {m}"))?;
+        if verdict == "ok" {
+            let n = m["move"].as_u64().ok_or("no move number")?;
+            if !next.starts_with(&format!("Move {n}: {label} ")) {
+                return Err(format!("{next} vs {m}"));
+            }
+        } else if next != format!("{label} {square} {verdict}") {
+            return Err(format!("{next} vs {m}"));
+        }
+    }
+    let winner = text.lines().last().unwrap().strip_prefix("Winner: ").unwrap();
+    let json_winner = json["winner"].as_str().unwrap_or("None");
+    if winner != json_winner {
+        return Err(format!("winner {winner} vs {json_winner}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn json_parses_and_agrees_with_the_transcript_on_every_fixture() {
+    let mut checked = 0;
+    for dir in ["classic", "variants"] {
+        for (moves, expected) in default_fixtures(dir) {
+            let out = referee().arg(&moves).args(["--format", "json"]).output().unwrap();
+            assert!(out.status.success(), "{}", moves.display());
+            assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
+            let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let text = fs::read_to_string(&expected).unwrap();
+            agrees(&json, &text).unwrap_or_else(|e| panic!("{}: {e}", moves.display()));
+            assert!(text.contains(&format!("Tic-Tac-Toe game: {}", players_line(&json))));
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "{checked}");
+}
+
+fn players_line(json: &Value) -> String {
+    json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{}: {}", p["mark"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn json_batch_outputs_are_named_json() {
+    let out = tempfile::tempdir().unwrap();
+    referee()
+        .args(["fixtures/TTTmoves.txt", "--format", "json", "--out-dir"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let json: Value = serde_json::from_slice(&fs::read(out.path().join("TTTmoves.json")).unwrap()).unwrap();
+    assert_eq!(json["winner"], "Cat");
+    assert_eq!(json["board"], serde_json::json!({"rows": 3, "cols": 3, "win": 3}));
+}
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = referee().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(script.contains("ttt-referee") && script.contains("out-dir"), "{shell}");
+    }
+    let out = referee().arg("manpage").output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.starts_with(".ie") || page.starts_with(".TH"), "{}", &page[..40]);
+    assert!(page.contains("ttt\\-referee"));
+}
