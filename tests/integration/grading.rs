@@ -243,7 +243,7 @@ fn check_a_directory_prints_one_row_per_file() {
              c-missing.txt,missing,0,{n},0.0000,1,,\n\
              d-malformed.txt,error,,,,,,\"{}:1: the file is empty; expected a title line, then a players line such as `X: Ann Lee O: Bo Chan`\"\n",
             n - 1,
-            (n - 1) as f64 / n as f64,
+            f64::from(u32::try_from(n - 1).unwrap()) / f64::from(u32::try_from(n).unwrap()),
             malformed.display()
         )
     );
@@ -405,7 +405,7 @@ fn json_parses_and_agrees_with_the_transcript_on_every_fixture() {
         for (moves, expected) in default_fixtures(dir) {
             let out = referee().arg(&moves).args(["--format", "json"]).output().unwrap();
             assert!(out.status.success(), "{}", moves.display());
-            assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
+            assert_eq!(out.stdout.split(|&b| b == b'\n').count(), 2, "one line, then a newline");
             let json: Value = serde_json::from_slice(&out.stdout).unwrap();
             let text = fs::read_to_string(&expected).unwrap();
             agrees(&json, &text).unwrap_or_else(|e| panic!("{}: {e}", moves.display()));
