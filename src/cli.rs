@@ -20,7 +20,7 @@ use thiserror::Error;
 use crate::batch::{self, Summary};
 use crate::board::Storage;
 use crate::movefile::ParseError;
-use crate::output::Staged;
+use crate::output::{Durability, Staged};
 use crate::referee::{self, Format, Options, RefereeError, Report};
 use crate::render::Style;
 use crate::transcript::{Boards, Layout};
@@ -273,7 +273,7 @@ fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
         )));
     };
     let output = args.output.as_deref().filter(|p| !is_dash(p));
-    let report = referee_file(moves, output, &options)?;
+    let report = referee_file(moves, output, &options, Durability::Synced)?;
     if report.game.outcome().is_none() {
         let _ = writeln!(
             io::stderr(),
@@ -285,10 +285,15 @@ fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
 }
 
 /// Referees `moves` into `output` (standard output if `None`), all or nothing.
-fn referee_file(moves: &Path, output: Option<&Path>, options: &Options) -> Result<Report, CliError> {
+fn referee_file(
+    moves: &Path,
+    output: Option<&Path>,
+    options: &Options,
+    durability: Durability,
+) -> Result<Report, CliError> {
     let input = open_input(moves, output)?;
     let mut staged = match output {
-        Some(path) => Staged::file(path).map_err(|source| CliError::write(path, source))?,
+        Some(path) => Staged::file(path, durability).map_err(|source| CliError::write(path, source))?,
         None => Staged::stdout(),
     };
     let report = referee::referee(input, &mut staged, options).map_err(|e| match e {
@@ -324,8 +329,11 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
             job.output.display()
         )))
     });
-    let results =
-        batch::run_all(&jobs, options, |job, options| referee_file(&job.input, Some(&job.output), options));
+    // Each output is renamed into place whole; a sync per file would cost
+    // more than refereeing it (README, Performance).
+    let results = batch::run_all(&jobs, options, |job, options| {
+        referee_file(&job.input, Some(&job.output), options, Durability::Renamed)
+    });
 
     let mut summary = Summary::default();
     let mut stderr = io::stderr().lock();

@@ -19,6 +19,18 @@ use tempfile::{NamedTempFile, SpooledTempFile};
 /// moves to a temporary file, so memory stays flat for any transcript.
 const SPOOL_IN_MEMORY: usize = 8 << 20;
 
+/// How hard [`Staged::commit`] works to get a file onto the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Rename into place only: a kill or a failure never leaves a half-written
+    /// file, but a power cut soon after may lose the new file. For batches of
+    /// many small files, where a sync each would cost more than the work.
+    Renamed,
+    /// Also sync the file and its directory first, so the new file survives a
+    /// power cut once the program has finished.
+    Synced,
+}
+
 /// A destination being written, invisible until committed.
 pub struct Staged {
     inner: Inner,
@@ -26,7 +38,7 @@ pub struct Staged {
 
 enum Inner {
     Stdout(BufWriter<SpooledTempFile>),
-    File { temp: BufWriter<NamedTempFile>, target: PathBuf },
+    File { temp: BufWriter<NamedTempFile>, target: PathBuf, durability: Durability },
     Direct(BufWriter<File>),
 }
 
@@ -45,7 +57,7 @@ impl Staged {
     ///
     /// # Errors
     /// If the temporary file cannot be created in `target`'s directory.
-    pub fn file(target: &Path) -> io::Result<Staged> {
+    pub fn file(target: &Path, durability: Durability) -> io::Result<Staged> {
         if fs::metadata(target).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
             let file = fs::OpenOptions::new().write(true).open(target)?;
             return Ok(Staged { inner: Inner::Direct(BufWriter::with_capacity(64 << 10, file)) });
@@ -69,7 +81,9 @@ impl Staged {
             builder.permissions(fs::Permissions::from_mode(0o666));
         }
         let temp = builder.tempfile_in(dir)?;
-        Ok(Staged { inner: Inner::File { temp: BufWriter::with_capacity(64 << 10, temp), target } })
+        Ok(Staged {
+            inner: Inner::File { temp: BufWriter::with_capacity(64 << 10, temp), target, durability },
+        })
     }
 
     /// Makes the output visible: renames the file into place (keeping an
@@ -87,14 +101,18 @@ impl Staged {
                 io::copy(&mut spool, &mut stdout)?;
                 stdout.flush()
             }
-            Inner::File { temp, target } => {
+            Inner::File { temp, target, durability } => {
                 let temp = temp.into_inner().map_err(io::IntoInnerError::into_error)?;
                 if let Ok(meta) = fs::metadata(&target) {
                     temp.as_file().set_permissions(meta.permissions())?;
                 }
-                temp.as_file().sync_all()?;
+                if durability == Durability::Synced {
+                    temp.as_file().sync_all()?;
+                }
                 temp.persist(&target).map_err(|e| e.error)?;
-                sync_dir(&target);
+                if durability == Durability::Synced {
+                    sync_dir(&target);
+                }
                 Ok(())
             }
             Inner::Direct(mut file) => file.flush(),
@@ -148,7 +166,7 @@ mod tests {
         let target = dir.path().join("out.txt");
         fs::write(&target, "old").unwrap();
 
-        let mut staged = Staged::file(&target).unwrap();
+        let mut staged = Staged::file(&target, Durability::Synced).unwrap();
         staged.write_all(b"new").unwrap();
         staged.flush().unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "old");
@@ -161,7 +179,7 @@ mod tests {
     fn dropping_without_commit_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
-        let mut staged = Staged::file(&target).unwrap();
+        let mut staged = Staged::file(&target, Durability::Synced).unwrap();
         staged.write_all(&vec![b'x'; 200_000]).unwrap();
         drop(staged);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -169,7 +187,7 @@ mod tests {
 
     #[test]
     fn devices_are_written_in_place_never_renamed_over() {
-        let mut staged = Staged::file(Path::new("/dev/null")).unwrap();
+        let mut staged = Staged::file(Path::new("/dev/null"), Durability::Synced).unwrap();
         staged.write_all(b"gone").unwrap();
         staged.commit().unwrap();
         assert!(!fs::metadata("/dev/null").unwrap().is_file(), "/dev/null is still a device");
@@ -178,6 +196,6 @@ mod tests {
     #[test]
     fn a_missing_directory_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(Staged::file(&dir.path().join("no/such/out.txt")).is_err());
+        assert!(Staged::file(&dir.path().join("no/such/out.txt"), Durability::Renamed).is_err());
     }
 }
