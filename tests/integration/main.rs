@@ -1,6 +1,7 @@
 //! Integration tests: the `ttt-referee` binary run as users and graders run it.
 
 mod errors;
+mod faults;
 mod golden;
 mod grading;
 mod output;

@@ -100,16 +100,16 @@ fn a_closed_pipe_ends_the_program_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
-/// Refereeing a move file twice as large as all the memory the process may
-/// map: the reader streams, and output is written through (`-o`) or spooled to
-/// disk (standard output), so nothing grows with the input.
+/// Refereeing a move file far larger than all the memory the process may map:
+/// the reader streams, and output is written through (`-o`, here a gibibyte
+/// of input) or spooled to disk (standard output), so nothing grows with the
+/// input.
 #[cfg(target_os = "linux")]
 #[test]
 fn memory_stays_flat_on_a_huge_move_file() {
     const LIMIT_KIB: u64 = 24 << 10;
-    const INPUT_BYTES: usize = 48 << 20;
 
-    for output in ["-o /dev/null", ""] {
+    for (output, input_bytes) in [("-o /dev/null", 1usize << 30), ("", 48 << 20)] {
         let script = format!("ulimit -v {LIMIT_KIB} && exec \"$0\" - {output}");
         let mut child = Command::new("sh")
             .args(["-c", &script, env!("CARGO_BIN_EXE_ttt-referee")])
@@ -123,7 +123,7 @@ fn memory_stays_flat_on_a_huge_move_file() {
             // Long violation lines: each is read, ruled on and echoed.
             let line = format!("Y {}\n", "7".repeat(1000));
             stdin.write_all(b"t\nX: a O: b\n\n")?;
-            for _ in 0..INPUT_BYTES / line.len() {
+            for _ in 0..input_bytes / line.len() {
                 stdin.write_all(line.as_bytes())?;
             }
             Ok::<_, std::io::Error>(())
