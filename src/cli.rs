@@ -299,7 +299,9 @@ fn referee_file(
     let report = referee::referee(input, &mut staged, options).map_err(|e| match e {
         RefereeError::Parse(error) => CliError::Malformed { path: Shown::input(moves), error },
         RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
-        error @ RefereeError::TooBigForDense(_) => CliError::Unplayable { path: Shown::input(moves), error },
+        error @ (RefereeError::TooBigForDense(_) | RefereeError::TooBigToPrint(_)) => {
+            CliError::Unplayable { path: Shown::input(moves), error }
+        }
     })?;
     staged.commit().map_err(|source| match output {
         Some(path) => CliError::write(path, source),

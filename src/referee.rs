@@ -10,7 +10,7 @@ use crate::board::{Geometry, MAX_DENSE_CELLS, Storage};
 use crate::game::{Game, Move, Violation};
 use crate::json::JsonWriter;
 use crate::movefile::{MoveReader, MoveRecord, ParseError};
-use crate::transcript::{Layout, TranscriptWriter};
+use crate::transcript::{Layout, MAX_PRINTED_CELLS, TranscriptWriter};
 
 /// The output formats of a referee run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -57,6 +57,12 @@ pub enum RefereeError {
         .0.rows(), .0.cols(), .0.cells(), MAX_DENSE_CELLS
     )]
     TooBigForDense(Geometry),
+    /// The transcript was asked to print a board too big to print.
+    #[error(
+        "a {}x{} board has {} squares, too many to print (at most {}); use --boards none",
+        .0.rows(), .0.cols(), .0.cells(), MAX_PRINTED_CELLS
+    )]
+    TooBigToPrint(Geometry),
     /// The output could not be written.
     #[error("cannot write the transcript: {0}")]
     Write(#[source] io::Error),
@@ -68,6 +74,16 @@ pub enum RefereeError {
 /// move line (with the game as it stands after the ruling), then
 /// [`Recorder::finish`].
 pub trait Recorder {
+    /// Whether this output can be made for a board of `geometry`; checked
+    /// before anything is written.
+    ///
+    /// # Errors
+    /// The reason it cannot.
+    fn accepts(&self, geometry: Geometry) -> Result<(), RefereeError> {
+        let _ = geometry;
+        Ok(())
+    }
+
     /// The header has been read; no move yet.
     fn start(&mut self, game: &Game) -> io::Result<()>;
     /// One move line and its ruling.
@@ -114,6 +130,7 @@ pub fn referee_with<R: BufRead>(
     if !storage.fits(header.geometry) {
         return Err(RefereeError::TooBigForDense(header.geometry));
     }
+    recorder.accepts(header.geometry)?;
     let mut game = Game::new(header.players, header.geometry, storage);
     recorder.start(&game).map_err(RefereeError::Write)?;
     let mut violations = 0;

@@ -2,6 +2,8 @@
 //!
 //! Every rendering appends to a byte buffer and ends each line with `\n`.
 
+use std::io;
+
 use crate::board::Board;
 use crate::player::{MAX_PLAYERS, PlayerId, Players};
 
@@ -47,38 +49,47 @@ impl Renderer {
 
     /// Appends the whole board to `out`.
     pub fn board(&self, board: &Board, out: &mut Vec<u8>) {
+        let never_full: io::Result<()> = self.board_flushing(board, out, usize::MAX, |_| Ok(()));
+        never_full.expect("appending to a Vec cannot fail");
+    }
+
+    /// Appends the whole board to `buf`, row by row, calling `flush` (which
+    /// must empty `buf`) whenever it holds `limit` bytes or more, so that a
+    /// big board never sits in memory whole.
+    ///
+    /// # Errors
+    /// Any error `flush` returns.
+    pub fn board_flushing(
+        &self,
+        board: &Board,
+        buf: &mut Vec<u8>,
+        limit: usize,
+        mut flush: impl FnMut(&mut Vec<u8>) -> io::Result<()>,
+    ) -> io::Result<()> {
         let g = board.geometry();
-        match self.style {
-            Style::Classic => {
-                for row in 0..g.rows() {
-                    self.row(board, row, out);
-                }
+        if self.style == Style::Table {
+            buf.extend_from_slice(b"   ");
+            let mut number = itoa::Buffer::new();
+            for col in 0..g.cols() {
+                right_align_2(number.format(col), buf);
+                buf.push(b'|');
             }
-            Style::Grid => {
-                for row in 0..g.rows() {
-                    if row > 0 {
-                        out.push(b'-');
-                        for _ in 1..g.cols() {
-                            out.extend_from_slice(b"+-");
-                        }
-                        out.push(b'\n');
-                    }
-                    self.row(board, row, out);
+            buf.push(b'\n');
+        }
+        for row in 0..g.rows() {
+            if row > 0 && self.style == Style::Grid {
+                buf.push(b'-');
+                for _ in 1..g.cols() {
+                    buf.extend_from_slice(b"+-");
                 }
+                buf.push(b'\n');
             }
-            Style::Table => {
-                out.extend_from_slice(b"   ");
-                let mut number = itoa::Buffer::new();
-                for col in 0..g.cols() {
-                    right_align_2(number.format(col), out);
-                    out.push(b'|');
-                }
-                out.push(b'\n');
-                for row in 0..g.rows() {
-                    self.row(board, row, out);
-                }
+            self.row(board, row, buf);
+            if buf.len() >= limit {
+                flush(buf)?;
             }
         }
+        Ok(())
     }
 
     /// Appends one row of the board, with its line end, to `out`.

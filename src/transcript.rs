@@ -20,11 +20,11 @@
 
 use std::io::{self, Write};
 
-use crate::board::{Board, Square};
+use crate::board::{Board, Geometry, Square};
 use crate::game::{Game, Move, Outcome, Violation};
 use crate::movefile::MoveRecord;
 use crate::player::Players;
-use crate::referee::Recorder;
+use crate::referee::{Recorder, RefereeError};
 use crate::render::{Renderer, Style};
 
 /// Which boards a transcript shows.
@@ -42,6 +42,15 @@ pub enum Boards {
     #[value(help = "no boards at all")]
     None,
 }
+
+/// The most squares a board may have for a transcript to print it: printing
+/// more (a 1,000,000 × 1,000,000 board would be terabytes) is refused with
+/// advice to use [`Boards::None`].
+pub const MAX_PRINTED_CELLS: u64 = 1 << 24;
+
+/// A group is written out once it holds this many bytes, so that printing a
+/// big board never holds it in memory whole.
+const FLUSH_AT: usize = 64 << 10;
 
 /// Everything about a transcript's look that a user can choose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,7 +149,12 @@ impl<W: Write> TranscriptWriter<W> {
         g.extend_from_slice(itoa::Buffer::new().format(square.number()).as_bytes());
         g.push(b'\n');
         if let (Boards::Each, Some(renderer)) = (self.layout.boards, &self.renderer) {
-            renderer.board(board, g);
+            let out = &mut self.out;
+            renderer.board_flushing(board, g, FLUSH_AT, |g| {
+                out.write_all(g)?;
+                g.clear();
+                Ok(())
+            })?;
         }
         g.push(b'\n');
         self.out.write_all(g)
@@ -172,7 +186,12 @@ impl<W: Write> TranscriptWriter<W> {
         let g = &mut self.group;
         g.clear();
         if let (Boards::Final, Some(renderer)) = (self.layout.boards, &self.renderer) {
-            renderer.board(board, g);
+            let out = &mut self.out;
+            renderer.board_flushing(board, g, FLUSH_AT, |g| {
+                out.write_all(g)?;
+                g.clear();
+                Ok(())
+            })?;
             g.push(b'\n');
         }
         g.extend_from_slice(b"Winner: ");
@@ -187,6 +206,13 @@ impl<W: Write> TranscriptWriter<W> {
 }
 
 impl<W: Write> Recorder for TranscriptWriter<W> {
+    fn accepts(&self, geometry: Geometry) -> Result<(), RefereeError> {
+        if self.layout.boards != Boards::None && geometry.cells() > MAX_PRINTED_CELLS {
+            return Err(RefereeError::TooBigToPrint(geometry));
+        }
+        Ok(())
+    }
+
     fn start(&mut self, game: &Game) -> io::Result<()> {
         self.header(game.players())
     }

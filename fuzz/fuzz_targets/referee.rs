@@ -4,6 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ttt_referee::board::Storage;
+use ttt_referee::movefile::MoveReader;
 use ttt_referee::referee::{Format, Options, referee};
 use ttt_referee::render::Style;
 use ttt_referee::transcript::{Boards, Layout};
@@ -12,7 +13,12 @@ fuzz_target!(|data: &[u8]| {
     // The first byte picks the options; the rest is the move file.
     let Some((&pick, input)) = data.split_first() else { return };
     let style = [Style::Classic, Style::Grid, Style::Table][usize::from(pick % 3)];
-    let boards = [Boards::Each, Boards::Final, Boards::None][usize::from(pick / 3 % 3)];
+    let mut boards = [Boards::Each, Boards::Final, Boards::None][usize::from(pick / 3 % 3)];
+    // Output goes to memory here: print only boards small enough to hold
+    // there many times over (printing itself is bounded by row; see render.rs).
+    if MoveReader::new(input).is_ok_and(|r| r.header().geometry.cells() > 4096) {
+        boards = Boards::None;
+    }
     let format = if pick & 0x80 == 0 { Format::Text } else { Format::Json };
     let options = |storage| Options {
         layout: Layout { style, boards, ..Layout::default() },
