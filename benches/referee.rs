@@ -1,5 +1,7 @@
-//! Referee throughput: the classic sample end to end, the transcript writer on
-//! its own, and the big-board games of issue 3. Figures are in README.md.
+//! Throughput of each room on its own and together: parsing, refereeing and
+//! formatting, per file (the classic sample) and per move (a 1000 × 1000
+//! game of 300,000 moves). Figures and the commands behind them are in
+//! BENCHMARKS.md.
 
 #[path = "support/inputs.rs"]
 mod inputs;
@@ -10,8 +12,10 @@ use std::io;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ttt_referee::board::{Board, Geometry, Square, Storage};
 use ttt_referee::game::Outcome;
+use ttt_referee::movefile::MoveReader;
 use ttt_referee::player::{PlayerId, Players};
 use ttt_referee::referee::{Options, referee};
+use ttt_referee::render::{Renderer, Style};
 use ttt_referee::transcript::{Boards, Layout, TranscriptWriter};
 
 fn classic(c: &mut Criterion) {
@@ -59,6 +63,48 @@ fn classic(c: &mut Criterion) {
     group.finish();
 }
 
+/// The move-file reader alone: records handed out, nothing judged.
+fn parse(c: &mut Criterion) {
+    let sample = include_bytes!("../fixtures/TTTmoves.txt");
+    let long = inputs::long_game(1000, 1000, 5, 300_000);
+    let count = |input: &[u8]| {
+        let mut reader = MoveReader::new(input).unwrap();
+        let mut n = 0u64;
+        while reader.next_record().unwrap().is_some() {
+            n += 1;
+        }
+        n
+    };
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Bytes(sample.len() as u64));
+    group.bench_function("sample file", |b| b.iter(|| count(black_box(&sample[..]))));
+    group.throughput(Throughput::Elements(300_000));
+    group.bench_function("1000x1000, 300k move lines", |b| b.iter(|| count(black_box(long.as_bytes()))));
+    group.finish();
+}
+
+/// The formatter drawing one 1000 × 1000 board, as `--boards each` does after
+/// every move.
+fn format_big_board(c: &mut Criterion) {
+    let long = inputs::long_game(1000, 1000, 5, 300_000);
+    let mut out = Vec::new();
+    let no_boards =
+        Options { layout: Layout { boards: Boards::None, ..Layout::default() }, ..Options::default() };
+    let report = referee(long.as_bytes(), io::sink(), &no_boards).unwrap();
+    let board = report.game.board();
+    let renderer = Renderer::new(Style::Classic, report.game.players());
+    renderer.board(board, &mut out);
+    let mut group = c.benchmark_group("format");
+    group.throughput(Throughput::Bytes(out.len() as u64));
+    group.bench_function("one 1000x1000 board, classic", |b| {
+        b.iter(|| {
+            out.clear();
+            renderer.board(black_box(board), &mut out);
+        });
+    });
+    group.finish();
+}
+
 fn big_boards(c: &mut Criterion) {
     let mut group = c.benchmark_group("big boards");
     group.sample_size(20);
@@ -84,5 +130,5 @@ fn big_boards(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, classic, big_boards);
+criterion_group!(benches, parse, classic, format_big_board, big_boards);
 criterion_main!(benches);
