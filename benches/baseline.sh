@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Whole-process comparisons with the plain C++ referee in ../shared/baselines/
+# (see BENCHMARKS.md). Needs hyperfine (apt-get install hyperfine) and g++.
+#
+#   benches/baseline.sh           single file, 1000 runs each, medians
+#   benches/baseline.sh batch     10,000 files: one batch run vs a shell loop
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --release --quiet
+g++ -O2 -o target/student_ttt ../shared/baselines/student_ttt.cpp
+ours=target/release/ttt-referee
+theirs=target/student_ttt
+
+median() {
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]
+for x in r: print(f"{x[\"median\"]*1000:9.3f} ms median  {x[\"command\"]}")' "$1"
+}
+
+case "${1:-single}" in
+single)
+    hyperfine -N --warmup 50 --runs 1000 --export-json target/baseline-single.json \
+        "$ours fixtures/TTTmoves.txt -o target/ours.txt" \
+        "$theirs fixtures/TTTmoves.txt target/theirs.txt" >/dev/null
+    cmp target/ours.txt target/theirs.txt
+    median target/baseline-single.json
+    ;;
+batch)
+    rm -rf target/batch && mkdir -p target/batch/theirs
+    $ours gen --count 10000 --seed 1 --out-dir target/batch/moves
+    hyperfine --warmup 1 --runs 5 --export-json target/baseline-batch.json \
+        "$ours target/batch/moves --out-dir target/batch/ours 2>/dev/null" \
+        "for f in target/batch/moves/*.txt; do $theirs \"\$f\" target/batch/theirs/\$(basename \"\$f\"); done" >/dev/null
+    median target/baseline-batch.json
+    ;;
+*)
+    echo "usage: benches/baseline.sh [single|batch]" >&2
+    exit 2
+    ;;
+esac
