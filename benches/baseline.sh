@@ -13,8 +13,11 @@ ours=target/release/ttt-referee
 theirs=target/student_ttt
 
 median() {
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]
-for x in r: print(f"{x[\"median\"]*1000:9.3f} ms median  {x[\"command\"]}")' "$1"
+    python3 - "$1" <<'PY'
+import json, sys
+for result in json.load(open(sys.argv[1]))["results"]:
+    print("%10.3f ms median  %s" % (result["median"] * 1000, result["command"]))
+PY
 }
 
 case "${1:-single}" in
