@@ -148,16 +148,23 @@ impl<W: Write> TranscriptWriter<W> {
         g.push(b' ');
         g.extend_from_slice(itoa::Buffer::new().format(square.number()).as_bytes());
         g.push(b'\n');
-        if let (Boards::Each, Some(renderer)) = (self.layout.boards, &self.renderer) {
-            let out = &mut self.out;
-            renderer.board_flushing(board, g, FLUSH_AT, |g| {
-                out.write_all(g)?;
-                g.clear();
-                Ok(())
-            })?;
+        if self.layout.boards == Boards::Each {
+            self.draw(board)?;
         }
-        g.push(b'\n');
-        self.out.write_all(g)
+        self.group.push(b'\n');
+        self.out.write_all(&self.group)
+    }
+
+    /// Appends `board` to the group, writing the group out whenever it grows
+    /// past [`FLUSH_AT`] so that a big board is never in memory whole.
+    fn draw(&mut self, board: &Board) -> io::Result<()> {
+        let Some(renderer) = &self.renderer else { return Ok(()) };
+        let out = &mut self.out;
+        renderer.board_flushing(board, &mut self.group, FLUSH_AT, |g| {
+            out.write_all(g)?;
+            g.clear();
+            Ok(())
+        })
     }
 
     /// Writes a violation's group: both fields as written, the message, and a
@@ -183,17 +190,12 @@ impl<W: Write> TranscriptWriter<W> {
     /// # Errors
     /// Any error of the underlying writer.
     pub fn finish(&mut self, outcome: Option<Outcome>, players: &Players, board: &Board) -> io::Result<()> {
-        let g = &mut self.group;
-        g.clear();
-        if let (Boards::Final, Some(renderer)) = (self.layout.boards, &self.renderer) {
-            let out = &mut self.out;
-            renderer.board_flushing(board, g, FLUSH_AT, |g| {
-                out.write_all(g)?;
-                g.clear();
-                Ok(())
-            })?;
-            g.push(b'\n');
+        self.group.clear();
+        if self.layout.boards == Boards::Final {
+            self.draw(board)?;
+            self.group.push(b'\n');
         }
+        let g = &mut self.group;
         g.extend_from_slice(b"Winner: ");
         match outcome {
             Some(Outcome::Win(player)) => push_char(g, players.get(player).mark.char()),
