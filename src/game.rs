@@ -123,6 +123,24 @@ impl Game {
         self.last.map(|last| self.players.next_after(last))
     }
 
+    /// Who moves next in a game that computer players drive: the player after
+    /// the last mover, or the first declared player before any move.
+    #[must_use]
+    pub fn next_player(&self) -> PlayerId {
+        self.to_move().unwrap_or(PlayerId::new(0))
+    }
+
+    /// The legal moves of [`Game::next_player`]: every empty square in
+    /// ascending order, none once the game is over.
+    pub fn legal_moves(&self) -> impl Iterator<Item = Move> + '_ {
+        let player = self.next_player();
+        let cells = if self.outcome.is_some() { 0 } else { self.board.geometry().cells() };
+        (0..cells)
+            .map(Square::from_index)
+            .filter(|&square| self.board.get(square).is_none())
+            .map(move |square| Move { player, square })
+    }
+
     /// Rules on the move `label square`, with both fields as a move file
     /// writes them, without playing it.
     ///
@@ -245,6 +263,43 @@ mod tests {
         g.play("Z", "2").unwrap();
         g.play("X", "3").unwrap();
         assert_eq!(g.to_move(), g.players().find("O"));
+    }
+
+    /// Counts the 3 × 3 game tree: nodes per ply, finished games by outcome,
+    /// and distinct positions.
+    fn perft(
+        game: &Game,
+        ply: usize,
+        nodes: &mut [u64; 10],
+        ends: &mut [u64; 3],
+        seen: &mut std::collections::HashSet<String>,
+    ) {
+        nodes[ply] += 1;
+        seen.insert(format!(
+            "{:?}",
+            (0..9).map(|i| game.board().get(Square::from_index(i))).collect::<Vec<_>>()
+        ));
+        match game.outcome() {
+            Some(Outcome::Win(p)) => ends[p.index()] += 1,
+            Some(Outcome::Cat) => ends[2] += 1,
+            None => {
+                for mv in game.legal_moves() {
+                    let mut next = game.clone();
+                    next.play_unchecked(mv);
+                    perft(&next, ply + 1, nodes, ends, seen);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_move_generator_matches_the_published_counts() {
+        let (mut nodes, mut ends, mut seen) = ([0; 10], [0; 3], std::collections::HashSet::new());
+        perft(&classic(), 0, &mut nodes, &mut ends, &mut seen);
+        assert_eq!(nodes, [1, 9, 72, 504, 3024, 15120, 54720, 148_176, 200_448, 127_872]);
+        assert_eq!(ends, [131_184, 77_904, 46_080]);
+        assert_eq!(ends.iter().sum::<u64>(), 255_168);
+        assert_eq!(seen.len(), 5478);
     }
 
     #[test]
