@@ -344,9 +344,12 @@ impl Board {
     /// O(board).
     #[must_use]
     pub fn run_through(&self, square: Square, direction: Direction, player: PlayerId) -> u32 {
-        if self.get(square) != Some(player) {
-            return 0;
-        }
+        if self.get(square) == Some(player) { self.run_if_placed(square, direction, player) } else { 0 }
+    }
+
+    /// The run [`Board::run_through`] would count if `player` held `square`,
+    /// whoever holds it now.
+    fn run_if_placed(&self, square: Square, direction: Direction, player: PlayerId) -> u32 {
         let win = self.geometry.win;
         let (row, col) = self.geometry.coords(square);
         let (dr, dc) = direction.step();
@@ -364,6 +367,12 @@ impl Board {
             }
         }
         count
+    }
+
+    /// Whether `player` would complete a winning line by taking `square`.
+    #[must_use]
+    pub fn would_win(&self, square: Square, player: PlayerId) -> bool {
+        Direction::ALL.into_iter().any(|d| self.run_if_placed(square, d, player) >= self.geometry.win)
     }
 
     /// Whether `player` has a winning line through `square` along `direction`.

@@ -22,6 +22,7 @@ pub mod board;
 pub mod check;
 pub mod cli;
 pub mod corpus;
+pub mod engine;
 pub mod game;
 pub mod json;
 pub mod movefile;

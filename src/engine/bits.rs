@@ -1,0 +1,121 @@
+//! Bitboards for the two-player search engines: a board of at most 64
+//! squares as two `u64`s, with every winning line precomputed.
+
+use crate::board::{Geometry, Square};
+use crate::game::Game;
+use crate::player::PlayerId;
+
+/// The most squares a bitboard holds.
+pub const MAX_CELLS: u64 = 64;
+
+/// A board's lines and symmetries, computed once per search.
+pub struct Lines {
+    /// Number of squares.
+    pub cells: u32,
+    /// For each square, the winning lines through it.
+    through: Vec<Vec<u64>>,
+    /// Each symmetry of the board as a permutation of squares.
+    symmetries: Vec<Vec<u32>>,
+    /// Squares ordered from the centre outwards, for move ordering.
+    pub centre_first: Vec<u32>,
+}
+
+impl Lines {
+    /// The lines of `geometry`, which must have at most [`MAX_CELLS`] squares.
+    #[must_use]
+    pub fn new(geometry: Geometry) -> Lines {
+        let (rows, cols, win) = (geometry.rows(), geometry.cols(), geometry.win());
+        let cells = u32::try_from(geometry.cells()).expect("at most 64 squares");
+        assert!(u64::from(cells) <= MAX_CELLS, "a bitboard holds at most 64 squares");
+        let index = |r: i64, c: i64| -> Option<u32> {
+            let (r, c) = (u32::try_from(r).ok()?, u32::try_from(c).ok()?);
+            (r < rows && c < cols).then_some(r * cols + c)
+        };
+        let mut through = vec![Vec::new(); cells as usize];
+        for r in 0..i64::from(rows) {
+            for c in 0..i64::from(cols) {
+                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (-1, 1)] {
+                    let squares: Option<Vec<u32>> =
+                        (0..i64::from(win)).map(|k| index(r + k * dr, c + k * dc)).collect();
+                    if let Some(squares) = squares {
+                        let mask = squares.iter().fold(0u64, |m, &s| m | 1 << s);
+                        for s in squares {
+                            through[s as usize].push(mask);
+                        }
+                    }
+                }
+            }
+        }
+        let mut symmetries = vec![(0..cells).collect::<Vec<u32>>()];
+        let map = |f: &dyn Fn(u32, u32) -> (u32, u32)| -> Vec<u32> {
+            (0..cells).map(|s| f(s / cols, s % cols)).map(|(r, c)| r * cols + c).collect()
+        };
+        symmetries.push(map(&|r, c| (rows - 1 - r, c)));
+        symmetries.push(map(&|r, c| (r, cols - 1 - c)));
+        symmetries.push(map(&|r, c| (rows - 1 - r, cols - 1 - c)));
+        if rows == cols {
+            symmetries.push(map(&|r, c| (c, r)));
+            symmetries.push(map(&|r, c| (cols - 1 - c, rows - 1 - r)));
+            symmetries.push(map(&|r, c| (c, rows - 1 - r)));
+            symmetries.push(map(&|r, c| (cols - 1 - c, r)));
+        }
+        let centre = |s: u32| {
+            let (r, c) = (f64::from(s / cols), f64::from(s % cols));
+            let (mr, mc) = (f64::from(rows - 1) / 2.0, f64::from(cols - 1) / 2.0);
+            (r - mr).abs() + (c - mc).abs()
+        };
+        let mut centre_first: Vec<u32> = (0..cells).collect();
+        centre_first.sort_by(|&a, &b| centre(a).total_cmp(&centre(b)).then(a.cmp(&b)));
+        Lines { cells, through, symmetries, centre_first }
+    }
+
+    /// Whether `bits` holds a winning line through square `s`.
+    #[must_use]
+    #[allow(clippy::manual_contains, reason = "the test is a subset check, not equality with an element")]
+    pub fn wins_at(&self, bits: u64, s: u32) -> bool {
+        self.through[s as usize].iter().any(|&m| bits & m == m)
+    }
+
+    /// A full board's mask.
+    #[must_use]
+    pub fn full(&self) -> u64 {
+        if self.cells == 64 { u64::MAX } else { (1 << self.cells) - 1 }
+    }
+
+    /// The smallest of the position's symmetric images: positions that are
+    /// the same up to symmetry get the same key.
+    #[must_use]
+    pub fn canonical(&self, mine: u64, theirs: u64) -> (u64, u64) {
+        let mut best = (mine, theirs);
+        for perm in &self.symmetries[1..] {
+            let image = (permute(mine, perm), permute(theirs, perm));
+            best = best.min(image);
+        }
+        best
+    }
+}
+
+fn permute(mut bits: u64, perm: &[u32]) -> u64 {
+    let mut out = 0;
+    while bits != 0 {
+        let s = bits.trailing_zeros();
+        out |= 1 << perm[s as usize];
+        bits &= bits - 1;
+    }
+    out
+}
+
+/// A game's position as bitboards: the first player's marks, the second's.
+#[must_use]
+pub fn position(game: &Game) -> (u64, u64) {
+    let mut first = 0;
+    let mut second = 0;
+    for s in 0..game.board().geometry().cells() {
+        match game.board().get(Square::from_index(s)) {
+            Some(p) if p == PlayerId::new(0) => first |= 1 << s,
+            Some(_) => second |= 1 << s,
+            None => {}
+        }
+    }
+    (first, second)
+}

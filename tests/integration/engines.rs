@@ -1,0 +1,151 @@
+//! Computer players: the perfect player never loses, the solver knows the
+//! published values, and `rules` and `minimax` play as their seeds say.
+
+use ttt_referee::board::{Geometry, Square, Storage};
+use ttt_referee::engine::{Engine, EngineError, EngineKind, Value, solve};
+use ttt_referee::game::{Game, Move, Outcome};
+use ttt_referee::player::{Mark, Player, PlayerId, Players};
+
+fn new_game(geometry: Geometry) -> Game {
+    Game::new(Players::classic("a", "b"), geometry, Storage::Auto)
+}
+
+/// Plays a whole game, X's engine first; returns its outcome.
+fn play_out(x: &mut Engine, o: &mut Engine, geometry: Geometry) -> Outcome {
+    let mut game = new_game(geometry);
+    loop {
+        if let Some(outcome) = game.outcome() {
+            return outcome;
+        }
+        let player = game.next_player();
+        let engine = if player == PlayerId::new(0) { &mut *x } else { &mut *o };
+        let choice = engine.choose(&game).expect("a move");
+        game.play_unchecked(Move { player, square: choice.square });
+    }
+}
+
+/// A game after the moves `squares` (1-based), X first.
+fn after(geometry: Geometry, squares: &[u64]) -> Game {
+    let mut game = new_game(geometry);
+    for &n in squares {
+        let mv = Move { player: game.next_player(), square: Square::from_index(n - 1) };
+        game.play_unchecked(mv);
+    }
+    game
+}
+
+#[test]
+fn perfect_against_perfect_is_always_cat() {
+    let mut x = Engine::new(EngineKind::Perfect, 1);
+    let mut o = Engine::new(EngineKind::Perfect, 2);
+    assert_eq!(play_out(&mut x, &mut o, Geometry::CLASSIC), Outcome::Cat);
+}
+
+#[test]
+fn perfect_never_loses_to_rules_or_minimax() {
+    let o_wins = Outcome::Win(PlayerId::new(1));
+    let x_wins = Outcome::Win(PlayerId::new(0));
+    for seed in 0..40 {
+        for other in [EngineKind::Rules, EngineKind::Minimax] {
+            let mut perfect = Engine::new(EngineKind::Perfect, seed);
+            let mut opponent = Engine::new(other, seed);
+            let as_x = play_out(&mut perfect, &mut opponent, Geometry::CLASSIC);
+            assert_ne!(as_x, o_wins, "perfect lost as X to {other:?}, seed {seed}");
+            let as_o = play_out(&mut opponent, &mut perfect, Geometry::CLASSIC);
+            assert_ne!(as_o, x_wins, "perfect lost as O to {other:?}, seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn the_solver_knows_the_published_values() {
+    let value = |rows, cols, win| solve(&new_game(Geometry::new(rows, cols, win).unwrap()));
+    assert_eq!(value(3, 3, 3), Value::Draw);
+    assert_eq!(value(4, 4, 3), Value::Win);
+    assert_eq!(value(4, 3, 3), Value::Win);
+    assert_eq!(value(4, 4, 4), Value::Draw);
+}
+
+#[test]
+fn perfect_wins_fastest_and_loses_slowest() {
+    // X: 1, 2 and 5; O: 4, 7. X can win at once with 3 or 9: it does not
+    // play for a slower win.
+    let game = after(Geometry::CLASSIC, &[1, 4, 2, 7, 5]);
+    let mut o = Engine::new(EngineKind::Perfect, 0);
+    // O to move cannot stop both 3 and 9: a loss, delayed by blocking one.
+    let choice = o.choose(&game).unwrap();
+    assert_eq!(choice.value, Some(Value::Loss));
+    assert!([3, 9].contains(&choice.square.number()), "{choice:?}");
+    let game = after(Geometry::CLASSIC, &[1, 4, 2, 7]);
+    let mut x = Engine::new(EngineKind::Perfect, 0);
+    let choice = x.choose(&game).unwrap();
+    assert_eq!((choice.square.number(), choice.value), (3, Some(Value::Win)));
+}
+
+#[test]
+fn rules_wins_then_blocks_then_takes_the_centre_then_a_corner() {
+    let mut rules = Engine::new(EngineKind::Rules, 7);
+    // X to move with 1 and 2: wins at 3 rather than blocking O's 4-5-6.
+    assert_eq!(rules.choose(&after(Geometry::CLASSIC, &[1, 4, 2, 5])).unwrap().square.number(), 3);
+    // O to move must block X's 1-2.
+    assert_eq!(rules.choose(&after(Geometry::CLASSIC, &[1, 9, 2])).unwrap().square.number(), 3);
+    // Nothing to win or block: the centre.
+    assert_eq!(rules.choose(&after(Geometry::CLASSIC, &[1])).unwrap().square.number(), 5);
+    // Centre taken: a free corner.
+    let corner = rules.choose(&after(Geometry::CLASSIC, &[5])).unwrap().square.number();
+    assert!([1, 3, 7, 9].contains(&corner), "{corner}");
+}
+
+#[test]
+fn rules_is_seeded() {
+    let game = after(Geometry::CLASSIC, &[5]);
+    let pick = |seed| Engine::new(EngineKind::Rules, seed).choose(&game).unwrap().square;
+    assert_eq!(pick(3), pick(3));
+    let corners: std::collections::BTreeSet<u64> = (0..40).map(|s| pick(s).number()).collect();
+    assert_eq!(corners.into_iter().collect::<Vec<_>>(), [1, 3, 7, 9]);
+}
+
+#[test]
+fn rules_blocks_any_opponent_with_three_players() {
+    let players =
+        "XOZ".chars().map(|c| Player { mark: Mark::new(c).unwrap(), name: c.to_string() }).collect();
+    let mut game = Game::new(Players::new(players).unwrap(), Geometry::new(4, 4, 3).unwrap(), Storage::Auto);
+    // X 16, O 1, Z 6, X 13, O 2, Z 7: X (to move) has no win; Z threatens 5 and
+    // 8, O threatens 3. The lowest threatened square is blocked.
+    for n in [16, 1, 6, 13, 2, 7] {
+        let player = game.next_player();
+        game.play_unchecked(Move { player, square: Square::from_index(n - 1) });
+    }
+    let choice = Engine::new(EngineKind::Rules, 0).choose(&game).unwrap();
+    assert_eq!(choice.square.number(), 3);
+}
+
+#[test]
+fn minimax_breaks_ties_by_the_lowest_square() {
+    let mut minimax = Engine::new(EngineKind::Minimax, 0);
+    // On the empty board no depth-5 line forces anything: all equal, so 1.
+    assert_eq!(minimax.choose(&new_game(Geometry::CLASSIC)).unwrap().square.number(), 1);
+    // O (MIN) blocks X's 1-2.
+    assert_eq!(minimax.choose(&after(Geometry::CLASSIC, &[1, 9, 2])).unwrap().square.number(), 3);
+    // O takes its own win.
+    assert_eq!(minimax.choose(&after(Geometry::CLASSIC, &[1, 4, 2, 5, 9])).unwrap().square.number(), 6);
+}
+
+#[test]
+fn engines_say_what_they_cannot_do() {
+    let done = after(Geometry::CLASSIC, &[1, 4, 2, 5, 3]);
+    assert_eq!(Engine::new(EngineKind::Perfect, 0).choose(&done), Err(EngineError::GameOver));
+    let big = new_game(Geometry::new(9, 9, 5).unwrap());
+    assert_eq!(
+        Engine::new(EngineKind::Perfect, 0).choose(&big).unwrap_err().to_string(),
+        "the perfect engine plays boards of up to 64 squares; this one has 81"
+    );
+    assert!(Engine::new(EngineKind::Rules, 0).choose(&big).is_ok());
+    let players =
+        "XOZ".chars().map(|c| Player { mark: Mark::new(c).unwrap(), name: c.to_string() }).collect();
+    let three = Game::new(Players::new(players).unwrap(), Geometry::CLASSIC, Storage::Auto);
+    assert_eq!(
+        Engine::new(EngineKind::Minimax, 0).choose(&three),
+        Err(EngineError::TwoPlayersOnly("minimax"))
+    );
+}
