@@ -11,7 +11,8 @@ use std::io;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ttt_referee::board::{Board, Geometry, Square, Storage};
-use ttt_referee::game::Outcome;
+use ttt_referee::engine::solve;
+use ttt_referee::game::{Game, Outcome};
 use ttt_referee::movefile::MoveReader;
 use ttt_referee::player::{PlayerId, Players};
 use ttt_referee::referee::{Options, referee};
@@ -105,6 +106,20 @@ fn format_big_board(c: &mut Criterion) {
     group.finish();
 }
 
+/// The perfect player solving boards from empty: a whole solve per iteration.
+fn solver(c: &mut Criterion) {
+    let mut group = c.benchmark_group("solver");
+    group.sample_size(10);
+    for (rows, cols, win) in [(3, 3, 3), (4, 4, 4), (4, 4, 3)] {
+        let game =
+            Game::new(Players::classic("a", "b"), Geometry::new(rows, cols, win).unwrap(), Storage::Auto);
+        group.bench_function(format!("solve {rows}x{cols} k={win} from empty"), |b| {
+            b.iter(|| solve(black_box(&game)));
+        });
+    }
+    group.finish();
+}
+
 fn big_boards(c: &mut Criterion) {
     let mut group = c.benchmark_group("big boards");
     group.sample_size(20);
@@ -130,5 +145,5 @@ fn big_boards(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse, classic, format_big_board, big_boards);
+criterion_group!(benches, parse, classic, format_big_board, solver, big_boards);
 criterion_main!(benches);

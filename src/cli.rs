@@ -6,6 +6,7 @@
 
 mod check_cmd;
 mod gen_cmd;
+mod hint_cmd;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -39,6 +40,7 @@ Examples:
   ttt-referee submissions/ --out-dir out/    referee every file in a directory, in parallel
   ttt-referee check TTTmoves.txt student.txt compare a student's transcript with the referee's
   ttt-referee gen --count 20 --seed 7 --out-dir corpus/ --with-transcripts
+  ttt-referee hint TTTmoves.txt              the best square for the side to move
 
 Exit status: 0 success, 1 differences found by check, 2 usage error,
 unreadable or malformed input, or an I/O failure.";
@@ -66,6 +68,9 @@ enum Command {
     /// Compare a transcript someone produced with the referee's own.
     #[command(after_help = check_cmd::AFTER_HELP)]
     Check(check_cmd::CheckArgs),
+    /// Referee a move file, then name the square an engine would take next.
+    #[command(after_help = hint_cmd::AFTER_HELP)]
+    Hint(hint_cmd::HintArgs),
     /// Generate seeded move files (and their transcripts) for a test corpus.
     #[command(after_help = gen_cmd::AFTER_HELP)]
     Gen(gen_cmd::GenArgs),
@@ -242,6 +247,7 @@ where
         None => run_referee(&cli.referee),
         Some(Command::Check(args)) => check_cmd::run(&args),
         Some(Command::Gen(args)) => gen_cmd::run(&args),
+        Some(Command::Hint(args)) => hint_cmd::run(&args),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "ttt-referee", &mut io::stdout());
             Ok(EXIT_SUCCESS)

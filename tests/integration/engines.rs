@@ -149,3 +149,48 @@ fn engines_say_what_they_cannot_do() {
         Err(EngineError::TwoPlayersOnly("minimax"))
     );
 }
+
+fn hint(args: &[&str]) -> (i32, String) {
+    let out = crate::util::referee().arg("hint").args(args).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn hint_names_the_square_and_its_value() {
+    // X holds 5 and 9, O holds 1; O to move: 3 keeps the draw.
+    assert_eq!(hint(&["fixtures/classic/moves-run-out.txt"]), (0, "3 draw\n".to_owned()));
+    assert_eq!(hint(&["fixtures/classic/no-moves.txt"]), (0, "1 draw\n".to_owned()));
+    // 3 × 4, three in a row: the first player's forced win.
+    assert_eq!(hint(&["fixtures/variants/boards-final-unfinished.txt"]), (0, "2 win\n".to_owned()));
+    assert_eq!(hint(&["fixtures/classic/moves-run-out.txt", "--engine", "minimax"]), (0, "2\n".to_owned()));
+    let (code, first) = hint(&["fixtures/classic/moves-run-out.txt", "--engine", "rules", "--seed", "3"]);
+    assert_eq!(
+        (code, hint(&["fixtures/classic/moves-run-out.txt", "--engine", "rules", "--seed", "3"]).1),
+        (0, first)
+    );
+}
+
+#[test]
+fn hint_refuses_what_it_cannot_answer() {
+    assert_eq!(
+        hint(&["fixtures/TTTmoves.txt"]),
+        (
+            2,
+            "ttt-referee: fixtures/TTTmoves.txt: the game is over (Winner: Cat); there is no move to hint\n"
+                .to_owned()
+        )
+    );
+    let three = "Game\nX: a O: b Z: c\nBoard: 4x4, 3 in a row\n\nX 1\n";
+    let out = crate::util::referee().args(["hint", "-"]).write_stdin(three).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "ttt-referee: <stdin>: the perfect engine plays two-player games only\n"
+    );
+    let (code, text) = hint(&["fixtures/malformed/empty.txt"]);
+    assert_eq!(code, 2);
+    assert!(text.starts_with("ttt-referee: fixtures/malformed/empty.txt:1: the file is empty"), "{text}");
+}

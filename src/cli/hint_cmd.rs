@@ -1,0 +1,65 @@
+//! `ttt-referee hint`: referee a move file, then say which square an engine
+//! would take for the side to move.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliError, EXIT_SUCCESS, RefereeError, Shown, open_input};
+use crate::engine::{Engine, EngineError, EngineKind};
+use crate::game::Outcome;
+use crate::referee::{self, Options};
+use crate::transcript::{Boards, Layout};
+
+pub(super) const AFTER_HELP: &str = "\
+Prints one line: the square (numbered as in move files), and with the perfect
+engine what the position is worth to the side to move, such as `5 draw`
+(`win`, `draw` or `loss`). Before any valid move, the first declared player is
+the side to move. A finished game has no hint: that is an error (exit 2).";
+
+#[derive(Debug, Args)]
+pub(super) struct HintArgs {
+    /// The move file; `-` reads standard input.
+    #[arg(value_name = "MOVES")]
+    moves: PathBuf,
+
+    /// The engine to ask.
+    #[arg(long, value_enum, default_value_t = EngineKind::Perfect)]
+    engine: EngineKind,
+
+    /// The seed for the engine's random choices (`rules` only).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
+    let path = || Shown::input(&args.moves);
+    let options =
+        Options { layout: Layout { boards: Boards::None, ..Layout::default() }, ..Options::default() };
+    let report =
+        referee::referee(open_input(&args.moves, None)?, io::sink(), &options).map_err(|e| match e {
+            RefereeError::Parse(error) => CliError::Malformed { path: path(), error },
+            other => CliError::Unplayable { path: path(), error: other },
+        })?;
+    let game = report.game;
+    let choice = Engine::new(args.engine, args.seed).choose(&game).map_err(|error| match error {
+        EngineError::GameOver => CliError::Usage(format!(
+            "{}: the game is over (Winner: {}); there is no move to hint",
+            path(),
+            match game.outcome() {
+                Some(Outcome::Win(p)) => game.players().get(p).mark.to_string(),
+                _ => "Cat".to_owned(),
+            }
+        )),
+        other => CliError::Usage(format!("{}: {other}", path())),
+    })?;
+    let mut out = io::stdout().lock();
+    match choice.value {
+        Some(value) => writeln!(out, "{} {}", choice.square.number(), value.name()),
+        None => writeln!(out, "{}", choice.square.number()),
+    }
+    .and_then(|()| out.flush())
+    .map_err(CliError::stdout)?;
+    Ok(EXIT_SUCCESS)
+}
