@@ -7,6 +7,7 @@
 mod check_cmd;
 mod gen_cmd;
 mod hint_cmd;
+mod play_cmd;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -19,7 +20,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use thiserror::Error;
 
 use crate::batch::{self, Summary};
-use crate::board::Storage;
+use crate::board::{Geometry, Storage};
 use crate::movefile::ParseError;
 use crate::output::{Durability, Staged};
 use crate::referee::{self, Format, Options, RefereeError, Report};
@@ -41,6 +42,7 @@ Examples:
   ttt-referee check TTTmoves.txt student.txt compare a student's transcript with the referee's
   ttt-referee gen --count 20 --seed 7 --out-dir corpus/ --with-transcripts
   ttt-referee hint TTTmoves.txt              the best square for the side to move
+  ttt-referee play --o perfect --record game.txt -o transcript.txt
 
 Exit status: 0 success, 1 differences found by check, 2 usage error,
 unreadable or malformed input, or an I/O failure.";
@@ -71,6 +73,9 @@ enum Command {
     /// Referee a move file, then name the square an engine would take next.
     #[command(after_help = hint_cmd::AFTER_HELP)]
     Hint(hint_cmd::HintArgs),
+    /// Play a game (people, computer players or both) and record it.
+    #[command(after_help = play_cmd::AFTER_HELP)]
+    Play(play_cmd::PlayArgs),
     /// Generate seeded move files (and their transcripts) for a test corpus.
     #[command(after_help = gen_cmd::AFTER_HELP)]
     Gen(gen_cmd::GenArgs),
@@ -146,6 +151,37 @@ impl LayoutArgs {
             format,
         }
     }
+}
+
+/// A board chosen on the command line (for games that have no move file).
+#[derive(Debug, Args)]
+struct BoardArgs {
+    /// The board, as `ROWSxCOLS` (default 3x3).
+    #[arg(long, value_name = "RxC", value_parser = parse_size)]
+    board: Option<(u32, u32)>,
+
+    /// Marks in a row to win (default 3, or the longer side if smaller).
+    #[arg(long, value_name = "K")]
+    win: Option<u32>,
+}
+
+impl BoardArgs {
+    fn geometry(&self) -> Result<Geometry, CliError> {
+        let (rows, cols) = self.board.unwrap_or((3, 3));
+        let win = self.win.unwrap_or_else(|| rows.max(cols).min(3));
+        Geometry::new(rows, cols, win).map_err(|_| {
+            CliError::Usage(format!(
+                "--board {rows}x{cols} --win {win} is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
+            ))
+        })
+    }
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (rows, cols) = text.split_once(['x', 'X']).ok_or("expected ROWSxCOLS, such as 5x7")?;
+    let number =
+        |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{s}` is not a number of rows or columns"));
+    Ok((number(rows)?, number(cols)?))
 }
 
 /// Accepts a value that fits on one transcript line.
@@ -248,6 +284,7 @@ where
         Some(Command::Check(args)) => check_cmd::run(&args),
         Some(Command::Gen(args)) => gen_cmd::run(&args),
         Some(Command::Hint(args)) => hint_cmd::run(&args),
+        Some(Command::Play(args)) => play_cmd::run(&args),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "ttt-referee", &mut io::stdout());
             Ok(EXIT_SUCCESS)

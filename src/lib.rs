@@ -27,6 +27,7 @@ pub mod game;
 pub mod json;
 pub mod movefile;
 pub mod output;
+pub mod play;
 pub mod player;
 pub mod referee;
 pub mod render;

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliError, EXIT_SUCCESS, LayoutArgs};
-use crate::board::Geometry;
+use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
 use crate::corpus::{GenOptions, move_file};
 use crate::referee::{self, Format};
 
@@ -33,13 +32,8 @@ pub(super) struct GenArgs {
     #[arg(long, value_name = "DIR")]
     out_dir: PathBuf,
 
-    /// The board, as `ROWSxCOLS` (default 3x3).
-    #[arg(long, value_name = "RxC", value_parser = parse_size)]
-    board: Option<(u32, u32)>,
-
-    /// Marks in a row to win (default 3, or the longer side if smaller).
-    #[arg(long, value_name = "K")]
-    win: Option<u32>,
+    #[command(flatten)]
+    board: BoardArgs,
 
     /// How many players, 2 to 10.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=10))]
@@ -53,21 +47,8 @@ pub(super) struct GenArgs {
     layout: LayoutArgs,
 }
 
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    let (rows, cols) = text.split_once(['x', 'X']).ok_or("expected ROWSxCOLS, such as 5x7")?;
-    let number =
-        |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{s}` is not a number of rows or columns"));
-    Ok((number(rows)?, number(cols)?))
-}
-
 pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
-    let (rows, cols) = args.board.unwrap_or((3, 3));
-    let win = args.win.unwrap_or_else(|| rows.max(cols).min(3));
-    let geometry = Geometry::new(rows, cols, win).map_err(|_| {
-        CliError::Usage(format!(
-            "--board {rows}x{cols} --win {win} is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
-        ))
-    })?;
+    let geometry = args.board.geometry()?;
     let options = GenOptions { seed: args.seed, geometry, players: usize::from(args.players) };
     let referee_options = args.layout.options(Format::Text);
     fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;

@@ -4,6 +4,7 @@
 use ttt_referee::board::{Geometry, Square, Storage};
 use ttt_referee::engine::{Engine, EngineError, EngineKind, Value, solve};
 use ttt_referee::game::{Game, Move, Outcome};
+use ttt_referee::play::{Side, play};
 use ttt_referee::player::{Mark, Player, PlayerId, Players};
 
 fn new_game(geometry: Geometry) -> Game {
@@ -193,4 +194,80 @@ fn hint_refuses_what_it_cannot_answer() {
     let (code, text) = hint(&["fixtures/malformed/empty.txt"]);
     assert_eq!(code, 2);
     assert!(text.starts_with("ttt-referee: fixtures/malformed/empty.txt:1: the file is empty"), "{text}");
+}
+
+#[test]
+fn play_records_a_game_that_referees_to_its_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    for (x, o, board, seed) in [
+        ("rules", "perfect", "3x3", "1"),
+        ("minimax", "rules", "4x4", "7"),
+        ("perfect", "perfect", "3x3", "0"),
+    ] {
+        let (record, transcript) = (dir.path().join("game.txt"), dir.path().join("game.out"));
+        let out = crate::util::referee()
+            .args([
+                "play", "--x", x, "--o", o, "--board", board, "--seed", seed, "--style", "grid", "--record",
+            ])
+            .arg(&record)
+            .arg("-o")
+            .arg(&transcript)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let again = crate::util::referee().arg(&record).args(["--style", "grid"]).output().unwrap();
+        assert_eq!(again.stdout, std::fs::read(&transcript).unwrap(), "{x} vs {o}");
+        let console = String::from_utf8(out.stdout).unwrap();
+        assert!(console.ends_with(" wins.\n") || console.ends_with("Cat's game: a draw.\n"), "{console}");
+    }
+}
+
+#[test]
+fn a_person_plays_again_into_numbered_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("game.txt");
+    // A person who types every square in order finishes a game before the
+    // ninth line: play it through the library to see how much one game
+    // reads, then script two such games with "y" between them and "n" after.
+    let squares = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+    let mut rest = squares.as_bytes();
+    let sides = [Side::Human, Side::Engine(EngineKind::Perfect)];
+    let played = play(sides, Geometry::CLASSIC, 0, &mut rest, &mut std::io::sink()).unwrap();
+    assert!(played.game.outcome().is_some());
+    let one_game = &squares[..squares.len() - rest.len()];
+    let script = format!("{one_game}y\n{one_game}n\n");
+    let out = crate::util::referee()
+        .args(["play", "--x", "human", "--o", "perfect", "--record"])
+        .arg(&record)
+        .write_stdin(script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let console = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(console.matches("Play again? [y/N] ").count(), 2, "{console}");
+    for name in ["game.txt", "game-2.txt"] {
+        let moves = dir.path().join(name);
+        let refereed = crate::util::referee().arg(&moves).output().unwrap();
+        assert!(refereed.status.success());
+        let text = String::from_utf8(refereed.stdout).unwrap();
+        assert!(!text.contains(" illegal ") && !text.contains("marked square"), "{text}");
+        assert!(
+            text.ends_with("Winner: O\n") || text.ends_with("Winner: Cat\n"),
+            "perfect never loses: {text}"
+        );
+    }
+    assert!(!dir.path().join("game-3.txt").exists());
+}
+
+#[test]
+fn play_refuses_an_engine_that_cannot_play_the_board() {
+    let out = crate::util::referee()
+        .args(["play", "--x", "perfect", "--o", "rules", "--board", "9x9", "--win", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "ttt-referee: the perfect engine plays boards of up to 64 squares; this one has 81\n"
+    );
 }

@@ -4,7 +4,9 @@
 use std::fmt::Write;
 
 use proptest::prelude::*;
-use ttt_referee::board::Storage;
+use ttt_referee::board::{Geometry, Storage};
+use ttt_referee::engine::EngineKind;
+use ttt_referee::play::{Side, play};
 use ttt_referee::referee::{Options, referee};
 use ttt_referee::render::Style;
 use ttt_referee::transcript::{Boards, Layout};
@@ -109,6 +111,23 @@ proptest! {
             prop_assert_eq!(&dense.1, &sparse.1);
             prop_assert!(dense.0 == sparse.0, "transcripts differ for\n{}", game);
         }
+    }
+
+    #[test]
+    fn a_recorded_game_replays_to_the_same_transcript(
+        seed in any::<u64>(),
+        x in prop::sample::select(vec![EngineKind::Rules, EngineKind::Minimax, EngineKind::Perfect]),
+        o in prop::sample::select(vec![EngineKind::Rules, EngineKind::Minimax, EngineKind::Perfect]),
+        board in prop::sample::select(vec![(3, 3, 3), (3, 4, 3), (4, 4, 3), (2, 5, 2)]),
+    ) {
+        let geometry = Geometry::new(board.0, board.1, board.2).unwrap();
+        let played = play([Side::Engine(x), Side::Engine(o)], geometry, seed, &mut &b""[..], &mut std::io::sink()).unwrap();
+        let record = played.move_file();
+        let (replayed, summary) = transcript(&record, Storage::Auto, Style::Classic);
+        // Every recorded move is valid, and the game ends as it was played.
+        prop_assert!(!String::from_utf8(replayed).unwrap().contains(" illegal "));
+        prop_assert_eq!(summary, format!("{:?} {} 0", played.game.outcome(), played.moves.len()));
+        prop_assert!(played.game.outcome().is_some());
     }
 
     #[test]
