@@ -24,14 +24,22 @@ enum Bound {
 struct Solver<'a> {
     lines: &'a Lines,
     table: HashMap<(u64, u64), (i32, Bound)>,
+    /// Positions searched, for benchmarks.
+    nodes: u64,
 }
 
 pub(super) fn choose(game: &Game) -> (Square, Value) {
+    let (square, value, _) = choose_counting(game);
+    (square, value)
+}
+
+/// As [`choose`], also counting the positions searched.
+pub(super) fn choose_counting(game: &Game) -> (Square, Value, u64) {
     let lines = Lines::new(game.board().geometry());
     let (first, second) = position(game);
     let (mine, theirs) =
         if game.next_player() == PlayerId::new(0) { (first, second) } else { (second, first) };
-    let mut solver = Solver { lines: &lines, table: HashMap::new() };
+    let mut solver = Solver { lines: &lines, table: HashMap::new(), nodes: 0 };
     let taken = mine | theirs;
     let mut best: Option<(i32, u32)> = None;
     for &s in &lines.centre_first {
@@ -59,7 +67,7 @@ pub(super) fn choose(game: &Game) -> (Square, Value) {
         0 => Value::Draw,
         _ => Value::Loss,
     };
-    (Square::from_index(u64::from(s)), value)
+    (Square::from_index(u64::from(s)), value, solver.nodes)
 }
 
 impl Solver<'_> {
@@ -72,6 +80,7 @@ impl Solver<'_> {
 
     /// The score for the side to move (`mine`), whose opponent has not won.
     fn negamax(&mut self, mine: u64, theirs: u64, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
         let taken = mine | theirs;
         let free = self.lines.full() & !taken;
         if free == 0 {
