@@ -8,12 +8,13 @@ use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
 use crate::output::{Durability, Staged};
-use crate::play::{Side, has_human, play};
+use crate::play::{Side, has_human, play, xtreme};
 use crate::referee;
 use crate::referee::Format;
 
 pub(super) const AFTER_HELP: &str = "\
-Players are human, rules, minimax or perfect. A person types a square number;
+Players are human, rules, minimax or perfect. `--profile xtreme` is seeds/003's
+console (it asks the size itself, so --board does not apply). A person types a square number;
 an invalid or taken square is refused and asked for again. With a person
 playing, each game ends by asking whether to play again; the second game's
 files get `-2` before their extension, and so on. The recorded move file,
@@ -44,8 +45,23 @@ pub(super) struct PlayArgs {
     #[arg(short, long, value_name = "TRANSCRIPT")]
     output: Option<PathBuf>,
 
+    /// The console: `default`, or a seed program's own prompts and messages.
+    #[arg(long, value_enum, default_value_t = Profile::Default)]
+    profile: Profile,
+
     #[command(flatten)]
     layout: LayoutArgs,
+}
+
+/// The console a game is played at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Profile {
+    /// A plain prompt: the board, `X to move (1-9): `, square numbers.
+    #[value(help = "a plain prompt with square numbers")]
+    Default,
+    /// seeds/003's program: the size asked first, `x, y` moves, `Move Counter`.
+    #[value(help = "seeds/003's console: `Game Board Size: `, `X's move (x, y): `")]
+    Xtreme,
 }
 
 pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
@@ -57,10 +73,16 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let mut console = io::stdout().lock();
     for number in 1u64.. {
         let seed = args.seed.wrapping_add(2 * (number - 1));
-        let played = play(sides, geometry, seed, &mut input, &mut console).map_err(|e| match e {
+        let played = match args.profile {
+            Profile::Default => play(sides, geometry, seed, &mut input, &mut console).map(Some),
+            Profile::Xtreme => xtreme::play(sides, seed, &mut input, &mut console),
+        }
+        .map_err(|e| match e {
             crate::play::PlayError::Io(source) => CliError::stdout(source),
             crate::play::PlayError::Engine(error) => CliError::Usage(error.to_string()),
         })?;
+        // The input ended before a game began.
+        let Some(played) = played else { break };
         let moves = played.move_file();
         if let Some(path) = &args.record {
             save(&numbered(path, number), moves.as_bytes())?;
@@ -71,7 +93,9 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
                 .map_err(|e| CliError::Usage(format!("the recorded game does not referee: {e}")))?;
             save(&numbered(path, number), &transcript)?;
         }
-        if played.game.outcome().is_none() || !has_human(sides) || !again(&mut input, &mut console)? {
+        // seeds/003's program plays one game and ends; so does its profile.
+        let asks = args.profile == Profile::Default && has_human(sides);
+        if played.game.outcome().is_none() || !asks || !again(&mut input, &mut console)? {
             break;
         }
     }

@@ -150,3 +150,34 @@ fn malformed_files_never_create_the_output() {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "temporary file left behind");
     }
 }
+
+/// Scripted console sessions: `fixtures/play/<case>.stdin` typed into the
+/// command of `<case>.args` must print `<case>.stdout` exactly.
+#[test]
+fn play_sessions() {
+    let mut failures = Vec::new();
+    let mut cases: Vec<PathBuf> = fs::read_dir(root().join("fixtures/play"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stdin"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 3);
+    for stdin in cases {
+        let args: Vec<String> =
+            fs::read_to_string(stdin.with_extension("args")).unwrap().lines().map(str::to_owned).collect();
+        let out = referee().args(&args).write_stdin(fs::read(&stdin).unwrap()).output().unwrap();
+        let name = stdin.display();
+        if out.status.code() != Some(0) {
+            failures.push(format!("{name}: exit {:?}: {}", out.status.code(), show(&out.stderr)));
+            continue;
+        }
+        let expected = stdin.with_extension("stdout");
+        failures.extend(compare(
+            &format!("{name}: stdout"),
+            &out.stdout,
+            expected.strip_prefix(root()).unwrap(),
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -5,6 +5,8 @@
 //! scripted. A human's invalid or occupied square is refused and asked for
 //! again: a turn is never lost.
 
+pub mod xtreme;
+
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 
@@ -93,18 +95,8 @@ pub fn play(
     input: &mut impl BufRead,
     output: &mut impl Write,
 ) -> Result<Played, PlayError> {
-    let players = Players::new(
-        [(Mark::X, sides[0]), (Mark::O, sides[1])]
-            .into_iter()
-            .map(|(mark, side)| Player { mark, name: side.name().to_owned() })
-            .collect(),
-    )
-    .expect("two distinct marks");
-    let mut game = Game::new(players, geometry, Storage::Auto);
-    let mut engines = [0, 1].map(|i| match sides[i] {
-        Side::Engine(kind) => Some(Engine::new(kind, seed.wrapping_add(i as u64))),
-        Side::Human => None,
-    });
+    let mut game = Game::new(players(sides), geometry, Storage::Auto);
+    let mut engines = engines(sides, seed);
     let renderer = Renderer::new(Style::Classic, game.players());
     let mut moves = Vec::new();
     let mut line = String::new();
@@ -144,6 +136,26 @@ pub fn play(
         _ => writeln!(output, "Cat's game: a draw.")?,
     }
     Ok(Played { game, moves, sides })
+}
+
+/// X and O, named for who plays them.
+fn players(sides: [Side; 2]) -> Players {
+    Players::new(
+        [(Mark::X, sides[0]), (Mark::O, sides[1])]
+            .into_iter()
+            .map(|(mark, side)| Player { mark, name: side.name().to_owned() })
+            .collect(),
+    )
+    .expect("two distinct marks")
+}
+
+/// Each side's engine (none for a person): X's seeded with `seed`, O's with
+/// `seed + 1`.
+fn engines(sides: [Side; 2], seed: u64) -> [Option<Engine>; 2] {
+    [0, 1].map(|i| match sides[i] {
+        Side::Engine(kind) => Some(Engine::new(kind, seed.wrapping_add(i as u64))),
+        Side::Human => None,
+    })
 }
 
 fn show(renderer: &Renderer, game: &Game, output: &mut impl Write) -> io::Result<()> {
