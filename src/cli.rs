@@ -170,7 +170,7 @@ impl BoardArgs {
         let (rows, cols) = self.board.unwrap_or((3, 3));
         let win = self.win.unwrap_or_else(|| rows.max(cols).min(3));
         Geometry::new(rows, cols, win).map_err(|_| {
-            CliError::Usage(format!(
+            CliError::Message(format!(
                 "--board {rows}x{cols} --win {win} is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
             ))
         })
@@ -204,8 +204,10 @@ enum CliError {
     Write { path: Shown, source: io::Error },
     #[error("{path}: is the input file; refusing to overwrite it (choose another output)")]
     SameFile { path: Shown },
+    /// Anything else, already worded: a usage mistake clap cannot see, a
+    /// batch input that clashes, an engine that cannot play the game.
     #[error("{0}")]
-    Usage(String),
+    Message(String),
     /// Standard output was closed by its reader: not worth a message.
     #[error("broken pipe")]
     BrokenPipe,
@@ -310,7 +312,7 @@ fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
         return run_batch(&args.moves, out_dir, &options);
     }
     let [moves] = args.moves.as_slice() else {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::Message(format!(
             "{} move files given; several files need --out-dir DIR",
             args.moves.len()
         )));
@@ -359,7 +361,7 @@ fn referee_file(
 /// failure, then a summary, on standard error.
 fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8, CliError> {
     if inputs.iter().any(|p| is_dash(p)) {
-        return Err(CliError::Usage("standard input (`-`) cannot be refereed with --out-dir".to_owned()));
+        return Err(CliError::Message("standard input (`-`) cannot be refereed with --out-dir".to_owned()));
     }
     fs::create_dir_all(out_dir).map_err(|source| CliError::write(out_dir, source))?;
     let jobs = batch::jobs(inputs, out_dir, options.format)
@@ -370,7 +372,7 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
     let mut seen = std::collections::HashSet::new();
     let (jobs, clashes): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| seen.insert(job.output.clone()));
     let clashes = clashes.into_iter().map(|job| {
-        Err(CliError::Usage(format!(
+        Err(CliError::Message(format!(
             "{}: another input has the same file name; its output would overwrite {}",
             job.input.display(),
             job.output.display()

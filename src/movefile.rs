@@ -226,7 +226,10 @@ impl<R: BufRead> MoveReader<R> {
             let mut fields = text.split_whitespace();
             match (fields.next(), fields.next(), fields.next()) {
                 (None, _, _) => {}
-                (Some(label), Some(square), None) => break (span(text, label), span(text, square)),
+                (Some(label), Some(square), None) => {
+                    let line = self.lines.current();
+                    break (span(line, label), span(line, square));
+                }
                 (Some(first), ..) => {
                     let kind = if first == "Board:" {
                         ParseErrorKind::MisplacedBoard
@@ -240,16 +243,17 @@ impl<R: BufRead> MoveReader<R> {
                 }
             }
         };
-        // The line was checked as UTF-8 above and both fields lie on character
-        // boundaries; the borrow checker only needs the text borrowed anew.
-        let text = current_text(&self.lines)?;
-        Ok(Some(MoveRecord { line: self.lines.number(), label: &text[label], square: &text[square] }))
+        // Both fields were checked as UTF-8 with their line above; the borrow
+        // checker only needs them borrowed anew, a few bytes each.
+        let line = self.lines.current();
+        let field = |range| std::str::from_utf8(&line[range]).expect("checked as UTF-8 above");
+        Ok(Some(MoveRecord { line: self.lines.number(), label: field(label), square: field(square) }))
     }
 }
 
-/// Where `field`, a subslice of `text`, lies in it.
-fn span(text: &str, field: &str) -> std::ops::Range<usize> {
-    let start = field.as_ptr() as usize - text.as_ptr() as usize;
+/// Where `field`, a subslice of `line`, lies in it.
+fn span(line: &[u8], field: &str) -> std::ops::Range<usize> {
+    let start = field.as_ptr() as usize - line.as_ptr() as usize;
     start..start + field.len()
 }
 

@@ -76,9 +76,9 @@ pub(super) fn run(args: &CheckArgs) -> Result<u8, CliError> {
     match (&args.moves_dir, &args.transcripts_dir, &args.moves, &args.transcript) {
         (Some(moves), Some(transcripts), _, _) => run_dirs(moves, transcripts, &options, check, args.format),
         (_, _, Some(moves), Some(transcript)) => run_one(moves, transcript, &options, check),
-        _ => {
-            Err(CliError::Usage("check needs MOVES TRANSCRIPT, or --moves DIR --transcripts DIR".to_owned()))
-        }
+        _ => Err(CliError::Message(
+            "check needs MOVES TRANSCRIPT, or --moves DIR --transcripts DIR".to_owned(),
+        )),
     }
 }
 

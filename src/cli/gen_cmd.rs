@@ -60,7 +60,7 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
         if args.with_transcripts {
             let mut transcript = Vec::new();
             referee::referee(text.as_bytes(), &mut transcript, &referee_options).map_err(|e| {
-                CliError::Usage(format!("{}: generated a file the referee rejects: {e}", path.display()))
+                CliError::Message(format!("{}: generated a file the referee rejects: {e}", path.display()))
             })?;
             let path = path.with_extension("expected");
             fs::write(&path, transcript).map_err(|source| CliError::write(&path, source))?;

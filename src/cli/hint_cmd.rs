@@ -44,7 +44,7 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
         })?;
     let game = report.game;
     let choice = Engine::new(args.engine, args.seed).choose(&game).map_err(|error| match error {
-        EngineError::GameOver => CliError::Usage(format!(
+        EngineError::GameOver => CliError::Message(format!(
             "{}: the game is over (Winner: {}); there is no move to hint",
             path(),
             match game.outcome() {
@@ -52,7 +52,7 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
                 _ => "Cat".to_owned(),
             }
         )),
-        other => CliError::Usage(format!("{}: {other}", path())),
+        other => CliError::Message(format!("{}: {other}", path())),
     })?;
     let mut out = io::stdout().lock();
     match choice.value {

@@ -79,7 +79,7 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
         }
         .map_err(|e| match e {
             crate::play::PlayError::Io(source) => CliError::stdout(source),
-            crate::play::PlayError::Engine(error) => CliError::Usage(error.to_string()),
+            crate::play::PlayError::Engine(error) => CliError::Message(error.to_string()),
         })?;
         // The input ended before a game began.
         let Some(played) = played else { break };
@@ -90,7 +90,7 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
         if let Some(path) = &args.output {
             let mut transcript = Vec::new();
             referee::referee(moves.as_bytes(), &mut transcript, &options)
-                .map_err(|e| CliError::Usage(format!("the recorded game does not referee: {e}")))?;
+                .map_err(|e| CliError::Message(format!("the recorded game does not referee: {e}")))?;
             save(&numbered(path, number), &transcript)?;
         }
         // seeds/003's program plays one game and ends; so does its profile.

@@ -158,6 +158,8 @@ fn engines(sides: [Side; 2], seed: u64) -> [Option<Engine>; 2] {
     })
 }
 
+/// Shows the board and a blank line: the default console's layout, and
+/// seeds/003's (Python's `print(render_board(board))`).
 fn show(renderer: &Renderer, game: &Game, output: &mut impl Write) -> io::Result<()> {
     let mut board = Vec::new();
     renderer.board(game.board(), &mut board);

@@ -23,7 +23,7 @@
 
 use std::io::{BufRead, Write};
 
-use super::{PlayError, Played, Side, players};
+use super::{PlayError, Played, Side, players, show};
 use crate::board::{Geometry, Storage, parse_xy};
 use crate::game::{Game, Move, Outcome};
 use crate::render::{Renderer, Style};
@@ -103,13 +103,4 @@ pub fn play(
         _ => writeln!(output, "Cat's game; no one wins.")?,
     }
     Ok(Some(Played { game, moves, sides }))
-}
-
-/// The board as Python's `print(render_board(board))` shows it: the
-/// rendering, then the blank line `print` adds.
-fn show(renderer: &Renderer, game: &Game, output: &mut impl Write) -> std::io::Result<()> {
-    let mut board = Vec::new();
-    renderer.board(game.board(), &mut board);
-    output.write_all(&board)?;
-    writeln!(output)
 }
