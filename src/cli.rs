@@ -198,6 +198,8 @@ enum CliError {
     Unplayable { path: Shown, error: RefereeError },
     #[error("{path}: cannot open: {}", describe(.source))]
     Open { path: Shown, source: io::Error },
+    #[error("{path}: cannot read: {}", describe(.source))]
+    Read { path: Shown, source: io::Error },
     #[error("{path}: is a directory; expected a move file (or use --out-dir to referee every file in it)")]
     Directory { path: Shown },
     #[error("{path}: cannot write: {}", describe(.source))]

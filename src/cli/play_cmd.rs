@@ -1,34 +1,43 @@
 //! `ttt-referee play`: a game between people and computer players at the
 //! console, recorded as a move file and a transcript.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
+use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
 use crate::output::{Durability, Staged};
-use crate::play::{Side, has_human, play, xtreme};
+use crate::play::{PlayError, Profile, Side};
 use crate::referee;
 use crate::referee::Format;
 
 pub(super) const AFTER_HELP: &str = "\
-Players are human, rules, minimax or perfect. `--profile xtreme` is seeds/003's
-console (it asks the size itself, so --board does not apply). A person types a square number;
+Players are human, rules, minimax or perfect. A person types a square number;
 an invalid or taken square is refused and asked for again. With a person
 playing, each game ends by asking whether to play again; the second game's
 files get `-2` before their extension, and so on. The recorded move file,
-refereed, reproduces the transcript byte for byte.";
+refereed, reproduces the transcript byte for byte.
+
+Profiles reproduce the seed programs' consoles, prompts and messages exactly
+(see README.md). They ask for the board themselves, so --board and --win do
+not apply. xtreme (seeds/003): the size, then `x, y` moves; one game.
+extended (seeds/004): 2 to 10 players, their characters, rows, columns, the
+number to win and the board kind, then ROW and COLUMN from 0; --x and --o play
+players 1 and 2 (both people by default), the rest are people; asks to play
+again. uri (seeds/002): the numbered 3x3 board against the AI (--o, minimax by
+default) as player 2; one game.";
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
-    /// Who plays X (moves first): human, rules, minimax or perfect.
-    #[arg(long, value_name = "PLAYER", default_value = "human", value_parser = Side::parse)]
-    x: Side,
+    /// Who plays X (moves first): human, rules, minimax or perfect [default: human].
+    #[arg(long, value_name = "PLAYER", value_parser = Side::parse)]
+    x: Option<Side>,
 
-    /// Who plays O: human, rules, minimax or perfect.
-    #[arg(long, value_name = "PLAYER", default_value = "perfect", value_parser = Side::parse)]
-    o: Side,
+    /// Who plays O: human, rules, minimax or perfect [default: perfect; human
+    /// with --profile extended, minimax with --profile uri].
+    #[arg(long, value_name = "PLAYER", value_parser = Side::parse)]
+    o: Option<Side>,
 
     #[command(flatten)]
     board: BoardArgs,
@@ -53,36 +62,21 @@ pub(super) struct PlayArgs {
     layout: LayoutArgs,
 }
 
-/// The console a game is played at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Profile {
-    /// A plain prompt: the board, `X to move (1-9): `, square numbers.
-    #[value(help = "a plain prompt with square numbers")]
-    Default,
-    /// seeds/003's program: the size asked first, `x, y` moves, `Move Counter`.
-    #[value(help = "seeds/003's console: `Game Board Size: `, `X's move (x, y): `")]
-    Xtreme,
-}
-
 pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
+    if args.profile.sets_up_its_own_board() && (args.board.board.is_some() || args.board.win.is_some()) {
+        return Err(CliError::Message(
+            "--board and --win do not apply to a profile that asks for the board itself; leave them out"
+                .to_owned(),
+        ));
+    }
     let geometry = args.board.geometry()?;
-    let sides = [args.x, args.o];
+    let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
     let options = args.layout.options(Format::Text);
-    let stdin = io::stdin();
-    let mut input = stdin.lock();
-    let mut console = io::stdout().lock();
+    let mut console = args.profile.console(sides, geometry, io::stdin().lock(), io::stdout().lock());
     for number in 1u64.. {
         let seed = args.seed.wrapping_add(2 * (number - 1));
-        let played = match args.profile {
-            Profile::Default => play(sides, geometry, seed, &mut input, &mut console).map(Some),
-            Profile::Xtreme => xtreme::play(sides, seed, &mut input, &mut console),
-        }
-        .map_err(|e| match e {
-            crate::play::PlayError::Io(source) => CliError::stdout(source),
-            crate::play::PlayError::Engine(error) => CliError::Message(error.to_string()),
-        })?;
-        // The input ended before a game began.
-        let Some(played) = played else { break };
+        // `None`: the input ended before a game began.
+        let Some(played) = console.game(seed).map_err(play_error)? else { break };
         let moves = played.move_file();
         if let Some(path) = &args.record {
             save(&numbered(path, number), moves.as_bytes())?;
@@ -93,26 +87,19 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
                 .map_err(|e| CliError::Message(format!("the recorded game does not referee: {e}")))?;
             save(&numbered(path, number), &transcript)?;
         }
-        // seeds/003's program plays one game and ends; so does its profile.
-        let asks = args.profile == Profile::Default && has_human(sides);
-        if played.game.outcome().is_none() || !asks || !again(&mut input, &mut console)? {
+        if !played.is_finished() || !console.again().map_err(play_error)? {
             break;
         }
     }
     Ok(EXIT_SUCCESS)
 }
 
-/// Asks whether to play again; yes only for an answer starting with `y`.
-fn again(input: &mut impl BufRead, console: &mut impl Write) -> Result<bool, CliError> {
-    write!(console, "Play again? [y/N] ").and_then(|()| console.flush()).map_err(CliError::stdout)?;
-    let mut answer = String::new();
-    let read = input
-        .read_line(&mut answer)
-        .map_err(|source| CliError::Open { path: super::Shown("<stdin>".into()), source })?;
-    if read == 0 {
-        writeln!(console).map_err(CliError::stdout)?;
+fn play_error(error: PlayError) -> CliError {
+    match error {
+        PlayError::Output(source) => CliError::stdout(source),
+        PlayError::Input(source) => CliError::Read { path: Shown("<stdin>".into()), source },
+        PlayError::Engine(error) => CliError::Message(error.to_string()),
     }
-    Ok(answer.trim_start().starts_with(['y', 'Y']))
 }
 
 /// `path` for game `number`: the first game's as given, later ones with

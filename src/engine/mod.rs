@@ -110,6 +110,23 @@ impl Engine {
         if game.outcome().is_some() {
             return Err(EngineError::GameOver);
         }
+        self.check(game)?;
+        Ok(match self.kind {
+            EngineKind::Rules => Choice { square: rules::choose(game, &mut self.rng), value: None },
+            EngineKind::Minimax => Choice { square: minimax::choose(game), value: None },
+            EngineKind::Perfect => {
+                let (square, value) = perfect::choose(game);
+                Choice { square, value: Some(value) }
+            }
+        })
+    }
+
+    /// Whether the engine can play `game`'s board with its number of players,
+    /// so a console can say so before the first move.
+    ///
+    /// # Errors
+    /// [`EngineError::BoardTooBig`] or [`EngineError::TwoPlayersOnly`].
+    pub fn check(&self, game: &Game) -> Result<(), EngineError> {
         let cells = game.board().geometry().cells();
         let (name, max) = match self.kind {
             EngineKind::Rules => ("rules", RULES_MAX_CELLS),
@@ -122,14 +139,7 @@ impl Engine {
         if self.kind != EngineKind::Rules && game.players().len() != 2 {
             return Err(EngineError::TwoPlayersOnly(name));
         }
-        Ok(match self.kind {
-            EngineKind::Rules => Choice { square: rules::choose(game, &mut self.rng), value: None },
-            EngineKind::Minimax => Choice { square: minimax::choose(game), value: None },
-            EngineKind::Perfect => {
-                let (square, value) = perfect::choose(game);
-                Choice { square, value: Some(value) }
-            }
-        })
+        Ok(())
     }
 }
 

@@ -3,12 +3,15 @@
 //!
 //! The console is any `BufRead` and `Write`, so a whole session can be
 //! scripted. A human's invalid or occupied square is refused and asked for
-//! again: a turn is never lost.
+//! again: a turn is never lost. Each [`Profile`] is one console: the default
+//! one, or a seed program's own prompts and messages.
 
+pub mod extended;
+pub mod uri;
 pub mod xtreme;
 
 use std::fmt::Write as _;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read as _, Write};
 
 use crate::board::{Geometry, Storage};
 use crate::engine::{Engine, EngineError, EngineKind};
@@ -58,8 +61,8 @@ pub struct Played {
     pub game: Game,
     /// The valid moves, in order.
     pub moves: Vec<Move>,
-    /// The two sides, X first.
-    pub sides: [Side; 2],
+    /// Who played each mark, in turn order.
+    pub sides: Vec<Side>,
 }
 
 impl Played {
@@ -80,6 +83,116 @@ impl Played {
         }
         text
     }
+
+    /// Whether the game ended (rather than the input running out).
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.game.outcome().is_some()
+    }
+}
+
+/// The console a session is played at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    /// A plain prompt: the board, `X to move (1-9): `, square numbers.
+    #[default]
+    #[value(help = "a plain prompt with square numbers; asks to play again when a person plays")]
+    Default,
+    /// seeds/003's program: the size asked first, `x, y` moves, `Move Counter`.
+    #[value(help = "seeds/003's console: `Game Board Size: `, `X's move (x, y): `")]
+    Xtreme,
+    /// seeds/004's program: players, marks, board and win asked first; rows
+    /// and columns from 0.
+    #[value(help = "seeds/004's console: `How many players?`, `Player X Please enter your ROW`")]
+    Extended,
+    /// seeds/002's program: the numbered 3×3 board, `Player 1 make your move: `.
+    #[value(help = "seeds/002's console: `Player 1 make your move: `, `AI's move: N`")]
+    Uri,
+}
+
+impl Profile {
+    /// Whether the profile asks for the board itself (so `--board` does not
+    /// apply to it).
+    #[must_use]
+    pub fn sets_up_its_own_board(self) -> bool {
+        self != Profile::Default
+    }
+
+    /// Who plays O (player 2) unless told: the seed program's own opponent.
+    /// seeds/004's game is for people; seeds/002's AI is its minimax.
+    #[must_use]
+    pub fn default_second(self) -> Side {
+        match self {
+            Profile::Default | Profile::Xtreme => Side::Engine(EngineKind::Perfect),
+            Profile::Extended => Side::Human,
+            Profile::Uri => Side::Engine(EngineKind::Minimax),
+        }
+    }
+
+    /// This profile's console over `input` and `output`, for games between
+    /// `sides` (X first) on `geometry` where the profile does not ask for
+    /// the board itself.
+    pub fn console<'a>(
+        self,
+        sides: [Side; 2],
+        geometry: Geometry,
+        input: impl BufRead + 'a,
+        output: impl Write + 'a,
+    ) -> Box<dyn Console + 'a> {
+        match self {
+            Profile::Default => Box::new(Plain { sides, geometry, input, output }),
+            Profile::Xtreme => Box::new(xtreme::Xtreme::new(sides, input, output)),
+            Profile::Extended => Box::new(extended::Extended::new(sides, input, output)),
+            Profile::Uri => Box::new(uri::Uri::new(sides, input, output)),
+        }
+    }
+}
+
+/// A session at one console: it sets up each game, plays it, and asks
+/// whether to play another.
+pub trait Console {
+    /// Plays one game, engine randomness from `seed`. `None` if the input
+    /// ended before the game began.
+    ///
+    /// # Errors
+    /// An engine that cannot play the game, or a console I/O error.
+    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError>;
+
+    /// Asked after a finished game: whether to play another. Profiles whose
+    /// program played one game say no without asking.
+    ///
+    /// # Errors
+    /// A console I/O error.
+    fn again(&mut self) -> Result<bool, PlayError>;
+}
+
+/// The default console: the classic board and square numbers.
+struct Plain<R, W> {
+    sides: [Side; 2],
+    geometry: Geometry,
+    input: R,
+    output: W,
+}
+
+impl<R: BufRead, W: Write> Console for Plain<R, W> {
+    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
+        play(self.sides, self.geometry, seed, &mut self.input, &mut self.output).map(Some)
+    }
+
+    /// `Play again? [y/N] ` when a person plays; yes only for an answer
+    /// starting with `y`.
+    fn again(&mut self) -> Result<bool, PlayError> {
+        if !self.sides.contains(&Side::Human) {
+            return Ok(false);
+        }
+        write!(self.output, "Play again? [y/N] ")?;
+        self.output.flush()?;
+        let mut answer = String::new();
+        if !read_line(&mut self.input, &mut answer)? {
+            writeln!(self.output)?;
+        }
+        Ok(answer.trim_start().starts_with(['y', 'Y']))
+    }
 }
 
 /// Plays one game on `geometry` between `sides` (X first), talking to the
@@ -96,7 +209,7 @@ pub fn play(
     output: &mut impl Write,
 ) -> Result<Played, PlayError> {
     let mut game = Game::new(players(sides), geometry, Storage::Auto);
-    let mut engines = engines(sides, seed);
+    let mut engines = engines(&sides, seed);
     let renderer = Renderer::new(Style::Classic, game.players());
     let mut moves = Vec::new();
     let mut line = String::new();
@@ -114,10 +227,9 @@ pub fn play(
             None => loop {
                 write!(output, "{mark} to move (1-{}): ", geometry.cells())?;
                 output.flush()?;
-                line.clear();
-                if input.read_line(&mut line)? == 0 {
+                if !read_line(input, &mut line)? {
                     writeln!(output)?;
-                    return Ok(Played { game, moves, sides });
+                    return Ok(Played { game, moves, sides: sides.to_vec() });
                 }
                 match geometry.parse_square(line.trim()) {
                     Some(s) if game.board().get(s).is_none() => break s,
@@ -135,7 +247,7 @@ pub fn play(
         Some(Outcome::Win(p)) => writeln!(output, "{} wins.", game.players().get(p).mark)?,
         _ => writeln!(output, "Cat's game: a draw.")?,
     }
-    Ok(Played { game, moves, sides })
+    Ok(Played { game, moves, sides: sides.to_vec() })
 }
 
 /// X and O, named for who plays them.
@@ -149,22 +261,78 @@ fn players(sides: [Side; 2]) -> Players {
     .expect("two distinct marks")
 }
 
-/// Each side's engine (none for a person): X's seeded with `seed`, O's with
-/// `seed + 1`.
-fn engines(sides: [Side; 2], seed: u64) -> [Option<Engine>; 2] {
-    [0, 1].map(|i| match sides[i] {
-        Side::Engine(kind) => Some(Engine::new(kind, seed.wrapping_add(i as u64))),
-        Side::Human => None,
-    })
+/// Each side's engine (none for a person): the first player's seeded with
+/// `seed`, the next with `seed + 1`, and so on.
+fn engines(sides: &[Side], seed: u64) -> Vec<Option<Engine>> {
+    (0u64..)
+        .zip(sides)
+        .map(|(i, side)| match side {
+            Side::Engine(kind) => Some(Engine::new(*kind, seed.wrapping_add(i))),
+            Side::Human => None,
+        })
+        .collect()
 }
 
-/// Shows the board and a blank line: the default console's layout, and
-/// seeds/003's (Python's `print(render_board(board))`).
+/// Shows the board and a blank line: the default console's layout, seeds/003's
+/// (Python's `print(render_board(board))`) and seeds/004's (Java's
+/// `System.out.println(board)`).
 fn show(renderer: &Renderer, game: &Game, output: &mut impl Write) -> io::Result<()> {
     let mut board = Vec::new();
     renderer.board(game.board(), &mut board);
     output.write_all(&board)?;
     writeln!(output)
+}
+
+/// The longest line a console reads at once; the rest of a longer one is
+/// read as the next line. It keeps memory flat whatever is piped in.
+const MAX_LINE: u64 = 64 * 1024;
+
+/// Reads one line of the console into `line` (replacing its contents, bytes
+/// that are not UTF-8 replaced). `false` at the end of the input.
+fn read_line(input: &mut impl BufRead, line: &mut String) -> Result<bool, PlayError> {
+    let mut bytes = Vec::new();
+    let read = input.take(MAX_LINE).read_until(b'\n', &mut bytes).map_err(PlayError::Input)?;
+    line.clear();
+    line.push_str(&String::from_utf8_lossy(&bytes));
+    Ok(read > 0)
+}
+
+/// Reads the console a word at a time, as Java's `Scanner.next()` and C++'s
+/// `cin >>` do: words are separated by whitespace, lines included.
+struct Words<R> {
+    input: R,
+    line: String,
+    /// Where the unread part of `line` starts.
+    at: usize,
+}
+
+impl<R: BufRead> Words<R> {
+    fn new(input: R) -> Words<R> {
+        Words { input, line: String::new(), at: 0 }
+    }
+
+    /// The next word, reading lines as needed; `None` at the end of the input.
+    fn next(&mut self) -> Result<Option<String>, PlayError> {
+        loop {
+            let rest = &self.line[self.at..];
+            if let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+                let word = &rest[start..];
+                let len = word.find(char::is_whitespace).unwrap_or(word.len());
+                self.at += start + len;
+                return Ok(Some(word[..len].to_owned()));
+            }
+            self.at = 0;
+            if !read_line(&mut self.input, &mut self.line)? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Drops the rest of the current line: after a refused answer, whatever
+    /// else was typed with it goes too.
+    fn discard_line(&mut self) {
+        self.at = self.line.len();
+    }
 }
 
 /// Why a game could not be played.
@@ -173,9 +341,12 @@ pub enum PlayError {
     /// An engine cannot play this game.
     #[error(transparent)]
     Engine(#[from] EngineError),
-    /// The console failed.
-    #[error("console: {0}")]
-    Io(#[from] io::Error),
+    /// The console's input could not be read.
+    #[error("cannot read the console: {0}")]
+    Input(#[source] io::Error),
+    /// The console's output could not be written.
+    #[error("cannot write the console: {0}")]
+    Output(#[from] io::Error),
 }
 
 /// Whether either side is a person.

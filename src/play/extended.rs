@@ -1,0 +1,242 @@
+//! The `extended` console profile: seeds/004's program, Extended Tic Tac Toe.
+//!
+//! ```text
+//! How many players?
+//! Enter the character to represent player 1
+//! How many rows?
+//! How many columns?
+//! How many in a row to win?
+//! Would you like a Fast Game (F/f) or a Memory Efficient Game (M/m)?
+//!    0| 1| 2|
+//!  0|  |  |  |
+//! …
+//! Player X Please enter your ROW
+//! Player X Please enter your COLUMN
+//! ```
+//!
+//! Every prompt is a line of its own, as Java's `System.out.println` writes
+//! it, and answers are read a word at a time, as `Scanner` reads them. The
+//! limits are seeds/004's: 2 to 10 players, each a distinct character; 3 to
+//! 100 rows and columns; 3 to 25 in a row to win (and no more than the
+//! board's longer side, or no one could win). A refused answer prints why
+//! and asks again. A fast game keeps a cell per square, a memory-efficient
+//! one only the marked squares. Rows and columns count from 0 at the top
+//! left; a square off the board, taken or unreadable prints the board and
+//! `That space is unavailable, please pick again`. The game ends with
+//! `Player X wins!` or `It's a draw!` and the board, then `Would you like to
+//! play again? Y/N`; yes sets up a new game from the number of players on.
+
+use std::io::{BufRead, Write};
+use std::ops::RangeInclusive;
+
+use super::{Console, PlayError, Played, Side, Words, engines, show};
+use crate::board::{Geometry, Storage};
+use crate::game::{Game, Move, Outcome};
+use crate::player::{Mark, Player, PlayerId, Players};
+use crate::render::{Renderer, Style};
+
+/// seeds/004's limits.
+const PLAYERS: RangeInclusive<u32> = 2..=10;
+const SIDE: RangeInclusive<u32> = 3..=100;
+const WIN: RangeInclusive<u32> = 3..=25;
+
+/// seeds/004's console. Player 1 and player 2 are the two given sides;
+/// players 3 and on are people.
+pub struct Extended<R, W> {
+    sides: [Side; 2],
+    words: Words<R>,
+    output: W,
+}
+
+impl<R: BufRead, W: Write> Extended<R, W> {
+    /// The console over `input` and `output`, player 1 and 2 played by `sides`.
+    pub fn new(sides: [Side; 2], input: R, output: W) -> Extended<R, W> {
+        Extended { sides, words: Words::new(input), output }
+    }
+
+    /// Prints `prompt` on its own line and reads one word; `None` at the end
+    /// of the input.
+    fn ask(&mut self, prompt: &str) -> Result<Option<String>, PlayError> {
+        writeln!(self.output, "{prompt}")?;
+        self.output.flush()?;
+        self.words.next()
+    }
+
+    /// Asks for a whole number in `range` until one is given, printing
+    /// `too_low` or `too_high` for one outside it.
+    fn number(
+        &mut self,
+        prompt: &str,
+        range: RangeInclusive<u32>,
+        too_low: &str,
+        too_high: &str,
+    ) -> Result<Option<u32>, PlayError> {
+        loop {
+            let Some(word) = self.ask(prompt)? else { return Ok(None) };
+            let refusal = match word.parse::<i64>() {
+                Ok(n) if n < i64::from(*range.start()) => too_low,
+                Ok(n) if n > i64::from(*range.end()) => too_high,
+                Ok(n) => return Ok(Some(u32::try_from(n).expect("within a u32 range"))),
+                Err(_) => "Please enter a whole number",
+            };
+            writeln!(self.output, "{refusal}")?;
+            self.words.discard_line();
+        }
+    }
+
+    /// Asks for player `number`'s character until it is one character that
+    /// can mark a board and no earlier player has.
+    fn mark(&mut self, number: usize, taken: &[Mark]) -> Result<Option<Mark>, PlayError> {
+        loop {
+            let Some(word) = self.ask(&format!("Enter the character to represent player {number}"))? else {
+                return Ok(None);
+            };
+            let mut chars = word.chars();
+            let mark = chars.next().and_then(Mark::new);
+            let refusal = match mark {
+                _ if chars.next().is_some() => "Please enter a single character".to_owned(),
+                Some(mark) if taken.contains(&mark) => {
+                    format!("{mark} is already taken by another player, please pick again")
+                }
+                Some(mark) => return Ok(Some(mark)),
+                None => format!("{word} cannot represent a player, please pick again"),
+            };
+            writeln!(self.output, "{refusal}")?;
+            self.words.discard_line();
+        }
+    }
+
+    /// Asks for the whole setup: players, their marks, the board and its
+    /// storage. `None` if the input ends first.
+    fn setup(&mut self) -> Result<Option<(Players, Geometry, Storage)>, PlayError> {
+        let all = "The number of players must be between 2 and 10 inclusive";
+        let Some(count) = self.number("How many players?", PLAYERS, all, all)? else { return Ok(None) };
+        let mut marks = Vec::new();
+        for number in 1..=count as usize {
+            let Some(mark) = self.mark(number, &marks)? else { return Ok(None) };
+            marks.push(mark);
+        }
+        let (low, high) = ("The board size cannot be lower than 3x3", "The board size cannot exceed 100x100");
+        let Some(rows) = self.number("How many rows?", SIDE, low, high)? else { return Ok(None) };
+        let Some(cols) = self.number("How many columns?", SIDE, low, high)? else { return Ok(None) };
+        let most = rows.max(cols).min(*WIN.end());
+        let (low, high) = (
+            "The number to win cannot be lower than 3".to_owned(),
+            format!("The number to win cannot exceed {most}"),
+        );
+        let Some(win) = self.number("How many in a row to win?", *WIN.start()..=most, &low, &high)? else {
+            return Ok(None);
+        };
+        let storage = loop {
+            let prompt = "Would you like a Fast Game (F/f) or a Memory Efficient Game (M/m)?";
+            let Some(word) = self.ask(prompt)? else { return Ok(None) };
+            match word.as_str() {
+                "F" | "f" => break Storage::Dense,
+                "M" | "m" => break Storage::Sparse,
+                _ => {
+                    writeln!(self.output, "Please enter F or M")?;
+                    self.words.discard_line();
+                }
+            }
+        };
+        let players = marks
+            .into_iter()
+            .enumerate()
+            .map(|(i, mark)| Player { mark, name: self.side(i).name().to_owned() })
+            .collect();
+        let players = Players::new(players).expect("2 to 10 distinct marks");
+        let geometry = Geometry::new(rows, cols, win).expect("3 to 100 a side, 3 to the longer side to win");
+        Ok(Some((players, geometry, storage)))
+    }
+
+    /// Who plays player `index` (from 0).
+    fn side(&self, index: usize) -> Side {
+        self.sides.get(index).copied().unwrap_or(Side::Human)
+    }
+
+    /// Asks `player` for a row and a column until they name a free square.
+    /// `None` if the input ends first.
+    fn human_move(
+        &mut self,
+        game: &Game,
+        renderer: &Renderer,
+        player: PlayerId,
+    ) -> Result<Option<crate::board::Square>, PlayError> {
+        let mark = game.players().get(player).mark;
+        let geometry = game.board().geometry();
+        loop {
+            let Some(row) = self.ask(&format!("Player {mark} Please enter your ROW"))? else {
+                return Ok(None);
+            };
+            let square = match row.parse::<u32>() {
+                Ok(row) => {
+                    let Some(col) = self.ask(&format!("Player {mark} Please enter your COLUMN"))? else {
+                        return Ok(None);
+                    };
+                    col.parse::<u32>().ok().and_then(|col| geometry.square(row, col))
+                }
+                Err(_) => None,
+            };
+            match square {
+                Some(square) if game.board().get(square).is_none() => return Ok(Some(square)),
+                _ => {
+                    show(renderer, game, &mut self.output)?;
+                    writeln!(self.output, "That space is unavailable, please pick again")?;
+                    self.words.discard_line();
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead, W: Write> Console for Extended<R, W> {
+    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
+        let Some((players, geometry, storage)) = self.setup()? else { return Ok(None) };
+        let sides: Vec<Side> = (0..players.len()).map(|i| self.side(i)).collect();
+        let mut engines = engines(&sides, seed);
+        let renderer = Renderer::new(Style::Table, &players);
+        let mut game = Game::new(players, geometry, storage);
+        for engine in engines.iter().flatten() {
+            engine.check(&game)?;
+        }
+        let mut moves = Vec::new();
+        while game.outcome().is_none() {
+            show(&renderer, &game, &mut self.output)?;
+            let player = game.next_player();
+            let square = if let Some(engine) = &mut engines[player.index()] {
+                let square = engine.choose(&game)?.square;
+                let mark = game.players().get(player).mark;
+                let (row, col) = geometry.coords(square);
+                writeln!(self.output, "Player {mark} Please enter your ROW\n{row}")?;
+                writeln!(self.output, "Player {mark} Please enter your COLUMN\n{col}")?;
+                square
+            } else if let Some(square) = self.human_move(&game, &renderer, player)? {
+                square
+            } else {
+                writeln!(self.output)?;
+                return Ok(Some(Played { game, moves, sides }));
+            };
+            let mv = Move { player, square };
+            game.play_unchecked(mv);
+            moves.push(mv);
+        }
+        match game.outcome() {
+            Some(Outcome::Win(p)) => writeln!(self.output, "Player {} wins!", game.players().get(p).mark)?,
+            _ => writeln!(self.output, "It's a draw!")?,
+        }
+        show(&renderer, &game, &mut self.output)?;
+        Ok(Some(Played { game, moves, sides }))
+    }
+
+    /// `Would you like to play again? Y/N`, asked until the answer is one of
+    /// those (either case).
+    fn again(&mut self) -> Result<bool, PlayError> {
+        loop {
+            match self.ask("Would you like to play again? Y/N")?.as_deref() {
+                Some("Y" | "y") => return Ok(true),
+                None | Some("N" | "n") => return Ok(false),
+                Some(_) => self.words.discard_line(),
+            }
+        }
+    }
+}
