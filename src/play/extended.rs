@@ -77,6 +77,14 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 Ok(n) if n < i64::from(*range.start()) => too_low,
                 Ok(n) if n > i64::from(*range.end()) => too_high,
                 Ok(n) => return Ok(Some(u32::try_from(n).expect("within a u32 range"))),
+                // A whole number too long for an i64 is still out of range.
+                Err(_) if is_integer(&word) => {
+                    if word.starts_with('-') {
+                        too_low
+                    } else {
+                        too_high
+                    }
+                }
                 Err(_) => "Please enter a whole number",
             };
             writeln!(self.output, "{refusal}")?;
@@ -168,14 +176,15 @@ impl<R: BufRead, W: Write> Extended<R, W> {
             let Some(row) = self.ask(&format!("Player {mark} Please enter your ROW"))? else {
                 return Ok(None);
             };
-            let square = match row.parse::<u32>() {
-                Ok(row) => {
-                    let Some(col) = self.ask(&format!("Player {mark} Please enter your COLUMN"))? else {
-                        return Ok(None);
-                    };
-                    col.parse::<u32>().ok().and_then(|col| geometry.square(row, col))
-                }
-                Err(_) => None,
+            // A row that is no row number is refused before the column is asked.
+            let square = if is_integer(&row) && !row.starts_with('-') {
+                let Some(col) = self.ask(&format!("Player {mark} Please enter your COLUMN"))? else {
+                    return Ok(None);
+                };
+                let number = |word: &str| word.parse::<u32>().ok();
+                number(&row).zip(number(&col)).and_then(|(row, col)| geometry.square(row, col))
+            } else {
+                None
             };
             match square {
                 Some(square) if game.board().get(square).is_none() => return Ok(Some(square)),
@@ -239,4 +248,11 @@ impl<R: BufRead, W: Write> Console for Extended<R, W> {
             }
         }
     }
+}
+
+/// Whether `word` is a whole number, however long: digits after an optional
+/// sign.
+fn is_integer(word: &str) -> bool {
+    let digits = word.strip_prefix(['+', '-']).unwrap_or(word);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }

@@ -379,6 +379,37 @@ mod tests {
     }
 
     #[test]
+    fn words_cross_lines_and_a_refusal_drops_the_rest_of_its_line() {
+        let mut words = Words::new(&b"  2 x\n\n\tO  junk more\nlast"[..]);
+        let mut next = || words.next().unwrap();
+        assert_eq!(next().as_deref(), Some("2"));
+        assert_eq!(next().as_deref(), Some("x"));
+        assert_eq!(next().as_deref(), Some("O"));
+        assert_eq!(next().as_deref(), Some("junk"));
+        words.discard_line();
+        assert_eq!(words.next().unwrap().as_deref(), Some("last"));
+        assert_eq!(words.next().unwrap(), None);
+        assert_eq!(words.next().unwrap(), None);
+    }
+
+    #[test]
+    fn a_console_line_is_capped_and_need_not_be_utf8() {
+        let long = vec![b'7'; usize::try_from(MAX_LINE).unwrap() + 10];
+        let mut input = &long[..];
+        let mut line = String::new();
+        assert!(read_line(&mut input, &mut line).unwrap());
+        assert_eq!(line.len() as u64, MAX_LINE);
+        assert!(read_line(&mut input, &mut line).unwrap());
+        assert_eq!(line, "7".repeat(10));
+        assert!(!read_line(&mut input, &mut line).unwrap());
+        assert_eq!(line, "");
+
+        let mut input = &b"\xff5\n"[..];
+        assert!(read_line(&mut input, &mut line).unwrap());
+        assert_eq!(line, "\u{fffd}5\n");
+    }
+
+    #[test]
     fn a_recorded_game_replays_exactly() {
         let sides = [Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Perfect)];
         let played = play(sides, Geometry::new(4, 4, 3).unwrap(), 9, &mut &b""[..], &mut io::sink()).unwrap();

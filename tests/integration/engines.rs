@@ -271,26 +271,3 @@ fn play_refuses_an_engine_that_cannot_play_the_board() {
         "ttt-referee: the perfect engine plays boards of up to 64 squares; this one has 81\n"
     );
 }
-
-#[test]
-fn the_xtreme_console_shows_engine_moves_as_typed_and_records_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let (record, transcript) = (dir.path().join("game.txt"), dir.path().join("game.out"));
-    let out = crate::util::referee()
-        .args(["play", "--profile", "xtreme", "--x", "rules", "--o", "perfect", "--seed", "4", "--record"])
-        .arg(&record)
-        .arg("-o")
-        .arg(&transcript)
-        .write_stdin("4\n")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let console = String::from_utf8(out.stdout).unwrap();
-    assert!(console.starts_with("Game Board Size:  | | | \n-+-+-+-\n"), "{console}");
-    assert!(console.contains("Move Counter: 0\nX's move (x, y): "), "{console}");
-    assert!(console.ends_with(" moves.\n") || console.ends_with("Cat's game; no one wins.\n"), "{console}");
-    let recorded = std::fs::read_to_string(&record).unwrap();
-    assert!(recorded.contains("\nBoard: 4x4, 4 in a row\n"), "{recorded}");
-    let again = crate::util::referee().arg(&record).output().unwrap();
-    assert_eq!(again.stdout, std::fs::read(&transcript).unwrap());
-}

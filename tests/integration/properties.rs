@@ -6,7 +6,7 @@ use std::fmt::Write;
 use proptest::prelude::*;
 use ttt_referee::board::{Geometry, Storage};
 use ttt_referee::engine::EngineKind;
-use ttt_referee::play::{Side, play};
+use ttt_referee::play::{PlayError, Profile, Side, play};
 use ttt_referee::referee::{Options, referee};
 use ttt_referee::render::Style;
 use ttt_referee::transcript::{Boards, Layout};
@@ -100,6 +100,56 @@ fn run(input: &[u8]) -> (Result<(u64, u64), String>, Vec<u8>) {
     (result, out)
 }
 
+/// What people might type at a console: good answers for every profile's
+/// prompts, bad ones, and noise, a word or a line at a time.
+fn console_script() -> impl Strategy<Value = String> {
+    let word = prop::sample::select(vec![
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "9",
+        "10",
+        "12",
+        "25",
+        "101",
+        "-1",
+        "+2",
+        "99999999999999999999",
+        "X",
+        "O",
+        "A",
+        "x",
+        "-",
+        "|",
+        "XY",
+        "f",
+        "M",
+        "q",
+        "y",
+        "Y",
+        "n",
+        "0, 1",
+        "2,2",
+        "abc",
+        "é",
+        "\u{a0}",
+    ]);
+    // Mostly small numbers, so that moves are made and games end.
+    let word = prop_oneof![3 => prop::sample::select(vec!["0", "1", "2", "3", "5", "7"]), 1 => word];
+    let separator = prop::sample::select(vec![" ", "\n", "\r\n", "\t"]);
+    // Often a good start, so that games get played: a size for xtreme, a
+    // whole setup for extended.
+    let start = prop::sample::select(vec!["", "3\n", "2 X O 3 3 3 f\n", "3\nA\nB\nC\n4\n3\n3\nm\n"]);
+    (start, prop::collection::vec((word, separator), 0..120)).prop_map(|(start, parts)| {
+        let mut script = start.to_owned();
+        script.extend(parts.into_iter().flat_map(|(w, s)| [w, s]));
+        script
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -128,6 +178,30 @@ proptest! {
         prop_assert!(!String::from_utf8(replayed).unwrap().contains(" illegal "));
         prop_assert_eq!(summary, format!("{:?} {} 0", played.game.outcome(), played.moves.len()));
         prop_assert!(played.game.outcome().is_some());
+    }
+
+    #[test]
+    fn every_console_survives_any_script_and_records_clean_games(
+        script in console_script(),
+        profile in prop::sample::select(vec![Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri]),
+        second in prop::sample::select(vec![Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)]),
+        seed in any::<u64>(),
+    ) {
+        let mut console = profile.console([Side::Human, second], Geometry::CLASSIC, script.as_bytes(), std::io::sink());
+        for game in 0..5 {
+            let played = match console.game(seed.wrapping_add(game)) {
+                Ok(Some(played)) => played,
+                // No more input, or a board set up that the engine cannot play.
+                Ok(None) | Err(PlayError::Engine(_)) => break,
+                Err(e) => panic!("{e}"),
+            };
+            let (replayed, summary) = transcript(&played.move_file(), Storage::Auto, Style::Classic);
+            prop_assert!(!String::from_utf8(replayed).unwrap().contains(" illegal "));
+            prop_assert_eq!(summary, format!("{:?} {} 0", played.game.outcome(), played.moves.len()));
+            if !played.is_finished() || !console.again().unwrap() {
+                break;
+            }
+        }
     }
 
     #[test]
