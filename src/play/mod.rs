@@ -349,12 +349,6 @@ pub enum PlayError {
     Output(#[from] io::Error),
 }
 
-/// Whether either side is a person.
-#[must_use]
-pub fn has_human(sides: [Side; 2]) -> bool {
-    sides.contains(&Side::Human)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
