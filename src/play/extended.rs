@@ -30,7 +30,7 @@ use std::io::{BufRead, Write};
 use std::ops::RangeInclusive;
 
 use super::{Console, PlayError, Played, Side, Words, engines, show};
-use crate::board::{Geometry, Storage};
+use crate::board::{Geometry, Square, Storage};
 use crate::game::{Game, Move, Outcome};
 use crate::player::{Mark, Player, PlayerId, Players};
 use crate::render::{Renderer, Style};
@@ -128,11 +128,9 @@ impl<R: BufRead, W: Write> Extended<R, W> {
         let Some(rows) = self.number("How many rows?", SIDE, low, high)? else { return Ok(None) };
         let Some(cols) = self.number("How many columns?", SIDE, low, high)? else { return Ok(None) };
         let most = rows.max(cols).min(*WIN.end());
-        let (low, high) = (
-            "The number to win cannot be lower than 3".to_owned(),
-            format!("The number to win cannot exceed {most}"),
-        );
-        let Some(win) = self.number("How many in a row to win?", *WIN.start()..=most, &low, &high)? else {
+        let (low, high) =
+            ("The number to win cannot be lower than 3", format!("The number to win cannot exceed {most}"));
+        let Some(win) = self.number("How many in a row to win?", *WIN.start()..=most, low, &high)? else {
             return Ok(None);
         };
         let storage = loop {
@@ -169,7 +167,7 @@ impl<R: BufRead, W: Write> Extended<R, W> {
         game: &Game,
         renderer: &Renderer,
         player: PlayerId,
-    ) -> Result<Option<crate::board::Square>, PlayError> {
+    ) -> Result<Option<Square>, PlayError> {
         let mark = game.players().get(player).mark;
         let geometry = game.board().geometry();
         loop {
