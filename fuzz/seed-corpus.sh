@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seeds the fuzz corpora from the project's fixtures. Run from fuzz/.
 set -euo pipefail
-mkdir -p corpus/movefile corpus/referee
+mkdir -p corpus/movefile corpus/referee corpus/console
 for f in ../fixtures/*.txt ../fixtures/*/*.txt; do
     name=$(echo "$f" | tr '/.' '__')
     cp "$f" "corpus/movefile/$name"
@@ -10,4 +10,12 @@ for f in ../fixtures/*.txt ../fixtures/*/*.txt; do
         { printf "\x$pick"; cat "$f"; } > "corpus/referee/${name}_$pick"
     done
 done
-echo "seeded $(ls corpus/movefile | wc -l) move files"
+# The console target: a profile byte, then a scripted session.
+for f in ../fixtures/play/*.stdin; do
+    name=$(basename "$f" .stdin)
+    case "$name" in
+        default-*) pick=00 ;; xtreme-*) pick=01 ;; extended-*) pick=02 ;; uri-*) pick=0b ;;
+    esac
+    { printf "\x$pick"; cat "$f"; } > "corpus/console/$name"
+done
+echo "seeded $(ls corpus/movefile | wc -l) move files and $(ls corpus/console | wc -l) console sessions"

@@ -1,5 +1,5 @@
 //! Computer players: `rules` (seeds/001's strategy), `minimax` (seeds/002's
-//! depth-limited search, literally) and `perfect` (a full solver).
+//! depth-limited search, move for move) and `perfect` (a full solver).
 //!
 //! Every engine is deterministic given its seed: the same position and seed
 //! give the same move, so every game replays.
@@ -86,8 +86,9 @@ pub enum EngineError {
     },
 }
 
-/// The most squares the `rules` engine scans.
-pub const RULES_MAX_CELLS: u64 = 1 << 20;
+/// The most squares the `rules` and `minimax` engines scan (each move looks
+/// at every square).
+pub const SCAN_MAX_CELLS: u64 = 1 << 20;
 
 /// A computer player with its own seeded randomness.
 pub struct Engine {
@@ -129,8 +130,8 @@ impl Engine {
     pub fn check(&self, game: &Game) -> Result<(), EngineError> {
         let cells = game.board().geometry().cells();
         let (name, max) = match self.kind {
-            EngineKind::Rules => ("rules", RULES_MAX_CELLS),
-            EngineKind::Minimax => ("minimax", MAX_CELLS),
+            EngineKind::Rules => ("rules", SCAN_MAX_CELLS),
+            EngineKind::Minimax => ("minimax", SCAN_MAX_CELLS),
             EngineKind::Perfect => ("perfect", MAX_CELLS),
         };
         if cells > max {
