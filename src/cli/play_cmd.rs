@@ -20,8 +20,9 @@ files get `-2` before their extension, and so on. The recorded move file,
 refereed, reproduces the transcript byte for byte.
 
 Profiles reproduce the seed programs' consoles, prompts and messages exactly
-(FORMAT.md has every line). They ask for the board themselves, so --board and --win do
-not apply. xtreme (seeds/003): the size, then `x, y` moves; one game.
+(FORMAT.md has every line). They ask for the board themselves, so --board and
+--win are refused with them. xtreme (seeds/003): the size, then `x, y` moves;
+one game.
 extended (seeds/004): 2 to 10 players, their characters, rows, columns, the
 number to win and the board kind, then ROW and COLUMN from 0; --x and --o play
 players 1 and 2 (both people by default), the rest are people; asks to play
