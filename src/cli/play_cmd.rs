@@ -21,13 +21,14 @@ refereed, reproduces the transcript byte for byte.
 
 Profiles reproduce the seed programs' consoles, prompts and messages exactly
 (FORMAT.md has every line). They ask for the board themselves, so --board and
---win are refused with them. xtreme (seeds/003): the size, then `x, y` moves;
-one game.
-extended (seeds/004): 2 to 10 players, their characters, rows, columns, the
-number to win and the board kind, then ROW and COLUMN from 0; --x and --o play
-players 1 and 2 (both people by default), the rest are people; asks to play
-again. uri (seeds/002): the numbered 3x3 board against the AI (--o, minimax by
-default) as player 2; one game.";
+--win are refused with them.
+  xtreme    seeds/003: the size, then `x, y` moves; one game.
+  extended  seeds/004: 2 to 10 players, their characters, rows, columns, the
+            number to win and the board kind, then ROW and COLUMN from 0;
+            --x and --o play players 1 and 2 (people by default), the rest
+            are people; asks to play again.
+  uri       seeds/002: the numbered 3x3 board, the AI (--o, minimax by
+            default) as player 2; one game.";
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
