@@ -221,7 +221,7 @@ impl<R: BufRead, W: Write> Console for Extended<R, W> {
                 square
             } else {
                 writeln!(self.output)?;
-                return Ok(Some(Played { game, moves, sides }));
+                return Ok(Some(Played { game, moves }));
             };
             let mv = Move { player, square };
             game.play_unchecked(mv);
@@ -232,7 +232,7 @@ impl<R: BufRead, W: Write> Console for Extended<R, W> {
             _ => writeln!(self.output, "It's a draw!")?,
         }
         show(&renderer, &game, &mut self.output)?;
-        Ok(Some(Played { game, moves, sides }))
+        Ok(Some(Played { game, moves }))
     }
 
     /// `Would you like to play again? Y/N`, asked until the answer is one of

@@ -61,8 +61,6 @@ pub struct Played {
     pub game: Game,
     /// The valid moves, in order.
     pub moves: Vec<Move>,
-    /// Who played each mark, in turn order.
-    pub sides: Vec<Side>,
 }
 
 impl Played {
@@ -229,7 +227,7 @@ pub fn play(
                 output.flush()?;
                 if !read_line(input, &mut line)? {
                     writeln!(output)?;
-                    return Ok(Played { game, moves, sides: sides.to_vec() });
+                    return Ok(Played { game, moves });
                 }
                 match geometry.parse_square(line.trim()) {
                     Some(s) if game.board().get(s).is_none() => break s,
@@ -247,7 +245,7 @@ pub fn play(
         Some(Outcome::Win(p)) => writeln!(output, "{} wins.", game.players().get(p).mark)?,
         _ => writeln!(output, "Cat's game: a draw.")?,
     }
-    Ok(Played { game, moves, sides: sides.to_vec() })
+    Ok(Played { game, moves })
 }
 
 /// X and O, named for who plays them.

@@ -106,7 +106,7 @@ impl<R: BufRead, W: Write> Console for Uri<R, W> {
                     self.output.flush()?;
                     let Some(word) = self.words.next()? else {
                         writeln!(self.output)?;
-                        return Ok(Some(Played { game, moves, sides: sides.to_vec() }));
+                        return Ok(Some(Played { game, moves }));
                     };
                     match Geometry::CLASSIC.parse_square(&word) {
                         Some(square) if game.board().get(square).is_none() => break square,
@@ -127,7 +127,7 @@ impl<R: BufRead, W: Write> Console for Uri<R, W> {
             Some(Outcome::Win(p)) => writeln!(self.output, "Player {} wins!", p.index() + 1)?,
             _ => writeln!(self.output, "It's a draw!")?,
         }
-        Ok(Some(Played { game, moves, sides: sides.to_vec() }))
+        Ok(Some(Played { game, moves }))
     }
 
     /// seeds/002's program plays one game and ends; so does its profile.

@@ -85,7 +85,7 @@ impl<R: BufRead, W: Write> Console for Xtreme<R, W> {
                 output.flush()?;
                 if !read_line(input, &mut line)? {
                     writeln!(output)?;
-                    return Ok(Some(Played { game, moves, sides: sides.to_vec() }));
+                    return Ok(Some(Played { game, moves }));
                 }
                 let free = parse_xy(&line)
                     .and_then(|(x, y)| Some((u32::try_from(x).ok()?, u32::try_from(y).ok()?)))
@@ -107,7 +107,7 @@ impl<R: BufRead, W: Write> Console for Xtreme<R, W> {
             }
             _ => writeln!(output, "Cat's game; no one wins.")?,
         }
-        Ok(Some(Played { game, moves, sides: sides.to_vec() }))
+        Ok(Some(Played { game, moves }))
     }
 
     /// seeds/003's program plays one game and ends; so does its profile.
