@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process comparisons with the plain C++ referee in ../shared/baselines/
+# Whole-process comparisons with the plain C++ referee in benches/baseline/
 # (see BENCHMARKS.md). Needs hyperfine (apt-get install hyperfine) and g++.
 #
 #   benches/baseline.sh           single file, 1000 runs each, medians
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release --quiet
-g++ -O2 -o target/student_ttt ../shared/baselines/student_ttt.cpp
+g++ -O2 -o target/student_ttt benches/baseline/student_ttt.cpp
 ours=target/release/ttt-referee
 theirs=target/student_ttt
 

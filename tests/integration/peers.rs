@@ -1,5 +1,5 @@
 //! Conformance with the test vectors published with seeds/003 and seeds/004
-//! (`../shared/peers/`, described in its README): placing, board queries, win
+//! (`fixtures/peers/`, described in its README): placing, board queries, win
 //! checks and the `grid` rendering must agree with every vector.
 
 use std::fs;
@@ -13,9 +13,9 @@ use ttt_referee::render::{Renderer, Style};
 use crate::util::root;
 
 fn vectors(file: &str) -> Vec<Value> {
-    let path: PathBuf = root().join("../shared/peers").join(file);
+    let path: PathBuf = root().join("fixtures/peers").join(file);
     let text = fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the peer vectors must be beside the project at {}: {e}", path.display()));
+        .unwrap_or_else(|e| panic!("cannot read the peer vectors at {}: {e}", path.display()));
     let vectors: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     assert!(vectors.len() > 50, "{file} holds only {} vectors", vectors.len());
     vectors
