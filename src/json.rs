@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::game::{Game, Move, Outcome, Violation};
 use crate::movefile::MoveRecord;
-use crate::referee::Recorder;
+use crate::recorder::Recorder;
 
 /// Writes a game as one JSON document on one line.
 pub struct JsonWriter<W> {

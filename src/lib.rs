@@ -4,8 +4,10 @@
 //!
 //! The work is split into rooms that do not reach into each other:
 //! [`movefile`] reads records and never judges them, [`game`] judges moves on
-//! a [`board`], [`transcript`] (with [`render`]) owns the layout, and
-//! [`referee`] runs one through the others. [`cli`] is the command line.
+//! a [`board`], [`recorder`] runs records through the rules into an output
+//! format, [`transcript`] (with [`render`]) and [`json`] are those formats,
+//! and [`referee`] picks one. [`cli`] is the command line. Each module
+//! imports only from the ones below it in that list.
 //!
 //! ```
 //! use ttt_referee::referee::{referee, Options};
@@ -29,6 +31,7 @@ pub mod movefile;
 pub mod output;
 pub mod play;
 pub mod player;
+pub mod recorder;
 pub mod referee;
 pub mod render;
 pub mod transcript;

@@ -7,6 +7,11 @@ use std::io;
 use crate::board::Board;
 use crate::player::{MAX_PLAYERS, PlayerId, Players};
 
+/// The most squares a board may have for a transcript to print it: printing
+/// more (a 1,000,000 × 1,000,000 board would be terabytes) is refused with
+/// advice to use `--boards none`.
+pub const MAX_PRINTED_CELLS: u64 = 1 << 24;
+
 /// How a board is drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Style {

@@ -24,8 +24,8 @@ use crate::board::{Board, Geometry, Square};
 use crate::game::{Game, Move, Outcome, Violation};
 use crate::movefile::MoveRecord;
 use crate::player::Players;
-use crate::referee::{Recorder, RefereeError};
-use crate::render::{Renderer, Style};
+use crate::recorder::{Recorder, RefereeError};
+use crate::render::{MAX_PRINTED_CELLS, Renderer, Style};
 
 /// Which boards a transcript shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -42,11 +42,6 @@ pub enum Boards {
     #[value(help = "no boards at all")]
     None,
 }
-
-/// The most squares a board may have for a transcript to print it: printing
-/// more (a 1,000,000 × 1,000,000 board would be terabytes) is refused with
-/// advice to use [`Boards::None`].
-pub const MAX_PRINTED_CELLS: u64 = 1 << 24;
 
 /// A group is written out once it holds this many bytes, so that printing a
 /// big board never holds it in memory whole.

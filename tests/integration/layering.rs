@@ -1,0 +1,82 @@
+//! The library's modules form a stack: each imports only from modules below
+//! it, never back up (README, "Layout"). Read from the source, so a new
+//! `use crate::…` that closes a circle fails here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+use crate::util::root;
+
+/// Each top-level module and the top-level modules its code (not its doc
+/// comments or tests) names through `crate::`.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let src = root().join("src");
+    let mut files = vec![src.clone()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(fs::read_dir(&path).unwrap().map(|entry| entry.unwrap().path()));
+            continue;
+        }
+        let relative = path.strip_prefix(&src).unwrap();
+        let module = module_of(relative);
+        if matches!(module.as_str(), "lib" | "main") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let names = graph.entry(module.clone()).or_default();
+        for line in code.lines().filter(|line| !line.trim_start().starts_with("//")) {
+            for (at, _) in line.match_indices("crate::") {
+                let name: String =
+                    line[at + 7..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if name != module {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+fn module_of(relative: &Path) -> String {
+    let first = relative.components().next().unwrap().as_os_str().to_string_lossy();
+    first.trim_end_matches(".rs").to_owned()
+}
+
+/// The modules `from` reaches through imports.
+fn reach(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![from.to_owned()];
+    while let Some(module) = todo.pop() {
+        for next in graph.get(&module).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                todo.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn no_module_imports_back_up() {
+    let graph = imports();
+    assert!(graph.len() > 10, "found only {:?}", graph.keys());
+    let circles: Vec<String> = graph
+        .iter()
+        .flat_map(|(module, names)| names.iter().map(move |name| (module, name)))
+        .filter(|(module, name)| reach(&graph, name).contains(*module))
+        .map(|(module, name)| format!("{module} -> {name} -> … -> {module}"))
+        .collect();
+    assert!(circles.is_empty(), "modules import each other in a circle:\n{}", circles.join("\n"));
+}
+
+#[test]
+fn the_referee_stack_reads_downward() {
+    let graph = imports();
+    let below = |upper: &str, lower: &str| reach(&graph, upper).contains(lower);
+    assert!(below("cli", "referee") && below("referee", "transcript") && below("referee", "json"));
+    assert!(below("transcript", "recorder") && below("json", "recorder"));
+    assert!(below("recorder", "game") && below("game", "board"));
+}
