@@ -15,6 +15,7 @@ use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use thiserror::Error;
@@ -185,6 +186,14 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 }
 
 /// Accepts a value that fits on one transcript line.
+/// A search time in seconds: a positive number, such as `5` or `0.5`.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 1e9 => Ok(Duration::from_secs_f64(seconds)),
+        _ => Err(format!("`{text}` is not a time; expected a number of seconds above 0, such as 5 or 0.5")),
+    }
+}
+
 fn one_line(value: &str) -> Result<String, String> {
     if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }
 }

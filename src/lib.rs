@@ -34,4 +34,5 @@ pub mod player;
 pub mod recorder;
 pub mod referee;
 pub mod render;
+pub mod spinner;
 pub mod transcript;

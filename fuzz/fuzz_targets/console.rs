@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use ttt_referee::board::Geometry;
 use ttt_referee::engine::EngineKind;
-use ttt_referee::play::{PlayError, Profile, Side};
+use ttt_referee::play::{PlayError, Profile, Side, Thinking};
 use ttt_referee::referee::{Options, referee};
 
 fuzz_target!(|data: &[u8]| {
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, typed)) = data.split_first() else { return };
     let profile = [Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri][usize::from(pick % 4)];
     let o = [Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)][usize::from(pick / 4 % 3)];
-    let mut console = profile.console([Side::Human, o], Geometry::CLASSIC, typed, std::io::sink());
+    let mut console = profile.console([Side::Human, o], Thinking::default(), Geometry::CLASSIC, typed, std::io::sink());
     for game in 0..4 {
         let played = match console.game(game) {
             Ok(Some(played)) => played,

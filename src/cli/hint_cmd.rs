@@ -3,20 +3,25 @@
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::{CliError, EXIT_SUCCESS, RefereeError, Shown, open_input};
-use crate::engine::{Engine, EngineError, EngineKind};
+use crate::engine::{EngineError, EngineKind};
 use crate::game::Outcome;
+use crate::play::Thinking;
 use crate::referee::{self, Options};
 use crate::transcript::{Boards, Layout};
 
 pub(super) const AFTER_HELP: &str = "\
 Prints one line: the square (numbered as in move files), and with the perfect
 engine what the position is worth to the side to move, such as `5 draw`
-(`win`, `draw` or `loss`). Before any valid move, the first declared player is
-the side to move. A finished game has no hint: that is an error (exit 2).";
+(`win`, `draw` or `loss`). The value is printed only when the search has
+proven it; if --time runs out first, the line is the best square found and
+`unknown`, such as `15 unknown`, and standard error says how deep the search
+got. Before any valid move, the first declared player is the side to move. A
+finished game has no hint: that is an error (exit 2).";
 
 #[derive(Debug, Args)]
 pub(super) struct HintArgs {
@@ -31,6 +36,10 @@ pub(super) struct HintArgs {
     /// The seed for the engine's random choices (`rules` only).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+
+    /// The most time the perfect engine searches, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::parse_seconds)]
+    time: Duration,
 }
 
 pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
@@ -43,7 +52,8 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
             other => CliError::Unplayable { path: path(), error: other },
         })?;
     let game = report.game;
-    let choice = Engine::new(args.engine, args.seed).choose(&game).map_err(|error| match error {
+    let thinking = Thinking { time_limit: Some(args.time), spinner: true };
+    let choice = thinking.engine(args.engine, args.seed).choose(&game).map_err(|error| match error {
         EngineError::GameOver => CliError::Message(format!(
             "{}: the game is over (Winner: {}); there is no move to hint",
             path(),
@@ -55,9 +65,20 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
         other => CliError::Message(format!("{}: {other}", path())),
     })?;
     let mut out = io::stdout().lock();
-    match choice.value {
-        Some(value) => writeln!(out, "{} {}", choice.square.number(), value.name()),
-        None => writeln!(out, "{}", choice.square.number()),
+    match (choice.value, choice.search) {
+        (Some(value), _) => writeln!(out, "{} {}", choice.square.number(), value.name()),
+        (None, Some(search)) => {
+            eprintln!(
+                "{}: the value is not proven: in {} s the search looked {} moves ahead ({} positions); \
+                 give it more --time",
+                path(),
+                args.time.as_secs_f64(),
+                search.depth,
+                search.nodes
+            );
+            writeln!(out, "{} unknown", choice.square.number())
+        }
+        (None, None) => writeln!(out, "{}", choice.square.number()),
     }
     .and_then(|()| out.flush())
     .map_err(CliError::stdout)?;

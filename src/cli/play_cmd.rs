@@ -3,12 +3,13 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
 use crate::output::{Durability, Staged};
-use crate::play::{PlayError, Profile, Side};
+use crate::play::{PlayError, Profile, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
 
@@ -48,6 +49,11 @@ pub(super) struct PlayArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
 
+    /// The most time the perfect engine thinks over a move, in seconds; out
+    /// of time, it plays the best move of the deepest search it finished.
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = super::parse_seconds)]
+    time: Duration,
+
     /// Write the game as a move file.
     #[arg(long, value_name = "MOVES")]
     record: Option<PathBuf>,
@@ -74,7 +80,9 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let geometry = args.board.geometry()?;
     let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
     let options = args.layout.options(Format::Text);
-    let mut console = args.profile.console(sides, geometry, io::stdin().lock(), io::stdout().lock());
+    let thinking = Thinking { time_limit: Some(args.time), spinner: true };
+    let mut console =
+        args.profile.console(sides, thinking, geometry, io::stdin().lock(), io::stdout().lock());
     for number in 1u64.. {
         let seed = args.seed.wrapping_add(2 * (number - 1));
         // `None`: the input ended before a game began.

@@ -9,6 +9,9 @@ mod minimax;
 mod perfect;
 mod rules;
 
+use std::fmt;
+use std::time::{Duration, Instant};
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
@@ -61,8 +64,33 @@ impl Value {
 pub struct Choice {
     /// The square to take.
     pub square: Square,
-    /// The position's value for the player to move, if the engine knows it.
+    /// The position's value for the player to move, when the engine has
+    /// proven it (`perfect` only; `None` if its time ran out first).
     pub value: Option<Value>,
+    /// How the search went (`perfect` only).
+    pub search: Option<Search>,
+}
+
+/// How far a `perfect` search got: the move chosen comes from the deepest
+/// step it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Search {
+    /// How many moves ahead the deepest finished step looked (0: none
+    /// finished, and the move is the first free square from the centre).
+    pub depth: u32,
+    /// Positions searched in all.
+    pub nodes: u64,
+}
+
+/// A search in progress, as told to [`Engine::on_progress`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The step being searched: how many moves ahead.
+    pub depth: u32,
+    /// Positions searched so far in this choice.
+    pub nodes: u64,
+    /// The search is over (told once, last).
+    pub done: bool,
 }
 
 /// Why an engine cannot choose a move.
@@ -90,17 +118,50 @@ pub enum EngineError {
 /// at every square).
 pub const SCAN_MAX_CELLS: u64 = 1 << 20;
 
+/// A callback told how a long search goes.
+type ProgressFn = Box<dyn FnMut(Progress)>;
+
 /// A computer player with its own seeded randomness.
 pub struct Engine {
     kind: EngineKind,
     rng: ChaCha8Rng,
+    time_limit: Option<Duration>,
+    progress: Option<ProgressFn>,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("kind", &self.kind)
+            .field("time_limit", &self.time_limit)
+            .field("progress", &self.progress.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Engine {
-    /// An engine of `kind` whose random choices come from `seed`.
+    /// An engine of `kind` whose random choices come from `seed`, searching
+    /// without a time limit.
     #[must_use]
     pub fn new(kind: EngineKind, seed: u64) -> Engine {
-        Engine { kind, rng: ChaCha8Rng::seed_from_u64(seed) }
+        Engine { kind, rng: ChaCha8Rng::seed_from_u64(seed), time_limit: None, progress: None }
+    }
+
+    /// Limits each `perfect` choice to `limit` of search (`None`: search until
+    /// the value is proven). When time runs out the engine plays the best
+    /// move of the deepest step it finished, and says the value is unknown.
+    #[must_use]
+    pub fn time_limit(mut self, limit: Option<Duration>) -> Engine {
+        self.time_limit = limit;
+        self
+    }
+
+    /// Has `progress` told, now and then, how a `perfect` search goes (for a
+    /// spinner).
+    #[must_use]
+    pub fn on_progress(mut self, progress: impl FnMut(Progress) + 'static) -> Engine {
+        self.progress = Some(Box::new(progress));
+        self
     }
 
     /// The engine's move for the player to move in `game`.
@@ -113,11 +174,20 @@ impl Engine {
         }
         self.check(game)?;
         Ok(match self.kind {
-            EngineKind::Rules => Choice { square: rules::choose(game, &mut self.rng), value: None },
-            EngineKind::Minimax => Choice { square: minimax::choose(game), value: None },
+            EngineKind::Rules => {
+                Choice { square: rules::choose(game, &mut self.rng), value: None, search: None }
+            }
+            EngineKind::Minimax => Choice { square: minimax::choose(game), value: None, search: None },
             EngineKind::Perfect => {
-                let (square, value) = perfect::choose(game);
-                Choice { square, value: Some(value) }
+                let limits = perfect::Limits {
+                    deadline: self.time_limit.map(|limit| Instant::now() + limit),
+                    progress: self.progress.as_mut().map(|p| p.as_mut() as &mut dyn FnMut(Progress)),
+                };
+                let (square, value, search) = perfect::choose(game, limits);
+                if let Some(progress) = self.progress.as_mut() {
+                    progress(Progress { depth: search.depth, nodes: search.nodes, done: true });
+                }
+                Choice { square, value, search: Some(search) }
             }
         })
     }
@@ -148,13 +218,13 @@ impl Engine {
 /// play (two players, at most 64 squares, game not over).
 #[must_use]
 pub fn solve(game: &Game) -> Value {
-    perfect::choose(game).1
+    solve_counting(game).0
 }
 
 /// As [`solve`], also returning how many positions the search visited (for
 /// benchmarks: positions per second).
 #[must_use]
 pub fn solve_counting(game: &Game) -> (Value, u64) {
-    let (_, value, nodes) = perfect::choose_counting(game);
-    (value, nodes)
+    let (_, value, search) = perfect::choose(game, perfect::Limits { deadline: None, progress: None });
+    (value.expect("a search without a time limit proves the value"), search.nodes)
 }

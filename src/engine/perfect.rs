@@ -4,15 +4,26 @@
 //!
 //! Scores are from the side to move: a win when the board holds `n` marks
 //! scores `cells + 1 - n`, so a quicker win scores higher and a later loss
-//! scores less badly; a draw scores 0.
+//! less badly; a draw scores 0.
+//!
+//! The search deepens in steps (1, 2, 4, 8 … moves ahead, then to the end) so
+//! that a time budget can stop it with the best move found so far. A step
+//! scores the positions at its horizon as 0, as if drawn: a win or loss it
+//! finds is proven, and a draw is proven only by a step that reached no
+//! horizon. A subtree searched to the end is exact and kept for later steps;
+//! so the last step costs what a single full search would.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
-use super::Value;
 use super::bits::{Lines, position};
+use super::{Progress, Search, Value};
 use crate::board::Square;
 use crate::game::Game;
 use crate::player::PlayerId;
+
+/// How many positions are searched between looks at the clock.
+const CLOCK_EVERY: u64 = 4096;
 
 #[derive(Clone, Copy)]
 enum Bound {
@@ -21,56 +32,113 @@ enum Bound {
     Upper,
 }
 
-struct Solver<'a> {
+/// A transposition-table entry: a score, what kind of bound it is, and the
+/// step it holds for (`None`: its whole subtree was searched, so it holds in
+/// every step).
+#[derive(Clone, Copy)]
+struct Entry {
+    score: i32,
+    bound: Bound,
+    step: Option<u32>,
+}
+
+/// When to stop, and whom to tell how it goes.
+pub(super) struct Limits<'a> {
+    /// Stop when this instant passes, keeping the last finished step's move.
+    pub deadline: Option<Instant>,
+    /// Told the depth and positions searched now and then.
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+}
+
+struct Solver<'a, 'p> {
     lines: &'a Lines,
-    table: HashMap<(u64, u64), (i32, Bound)>,
-    /// Positions searched, for benchmarks.
+    table: HashMap<(u64, u64), Entry>,
+    /// Positions searched, for benchmarks and progress.
     nodes: u64,
+    /// The step's horizon: positions with this many marks score 0, unsearched.
+    horizon: u32,
+    /// How many times this step stopped at its horizon (or used a result that did).
+    cut: u64,
+    limits: Limits<'p>,
+    depth: u32,
+    stopped: bool,
 }
 
-pub(super) fn choose(game: &Game) -> (Square, Value) {
-    let (square, value, _) = choose_counting(game);
-    (square, value)
-}
-
-/// As [`choose`], also counting the positions searched.
-pub(super) fn choose_counting(game: &Game) -> (Square, Value, u64) {
+/// The move for the side to move in `game`, searched within `limits`.
+pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>, Search) {
     let lines = Lines::new(game.board().geometry());
     let (first, second) = position(game);
     let (mine, theirs) =
         if game.next_player() == PlayerId::new(0) { (first, second) } else { (second, first) };
-    let mut solver = Solver { lines: &lines, table: HashMap::new(), nodes: 0 };
     let taken = mine | theirs;
-    let mut best: Option<(i32, u32)> = None;
-    for &s in &lines.centre_first {
-        let bit = 1u64 << s;
-        if taken & bit != 0 {
-            continue;
-        }
-        let score = if lines.wins_at(mine | bit, s) {
-            solver.win_score(taken.count_ones() + 1)
-        } else {
-            -solver.negamax(theirs, mine | bit, -i32::MAX, i32::MAX)
+    let marks = taken.count_ones();
+    let free = lines.cells - marks;
+    let mut solver = Solver {
+        lines: &lines,
+        table: HashMap::new(),
+        nodes: 0,
+        horizon: 0,
+        cut: 0,
+        limits,
+        depth: 0,
+        stopped: false,
+    };
+
+    // Before any step: the lowest free square in centre-first order.
+    let fallback = lines.centre_first.iter().copied().find(|&s| taken & (1 << s) == 0);
+    let mut best = (fallback.expect("a legal move exists"), None, 0);
+    let mut depth = 0;
+    while depth < free {
+        depth = (depth * 2).clamp(1, free);
+        solver.depth = depth;
+        solver.horizon = marks + depth;
+        solver.cut = 0;
+        let Some((score, s)) = solver.root(mine, theirs) else { break };
+        let value = match score.signum() {
+            1 => Some(Value::Win),
+            -1 => Some(Value::Loss),
+            _ => (solver.cut == 0).then_some(Value::Draw),
         };
-        // The best score; among equals, the lowest square.
-        let better = match best {
-            None => true,
-            Some((b, bs)) => score > b || (score == b && s < bs),
-        };
-        if better {
-            best = Some((score, s));
+        best = (s, value, depth);
+        if value.is_some() {
+            break;
         }
     }
-    let (score, s) = best.expect("a legal move exists");
-    let value = match score.signum() {
-        1 => Value::Win,
-        0 => Value::Draw,
-        _ => Value::Loss,
-    };
-    (Square::from_index(u64::from(s)), value, solver.nodes)
+    let (s, value, depth) = best;
+    (Square::from_index(u64::from(s)), value, Search { depth, nodes: solver.nodes })
 }
 
-impl Solver<'_> {
+impl Solver<'_, '_> {
+    /// One step at the root: every move's score with a full window, and the
+    /// best. Among equals, the lowest square if the step reached no horizon
+    /// (the proven choice), else the nearest the centre. `None` if the budget
+    /// ran out.
+    fn root(&mut self, mine: u64, theirs: u64) -> Option<(i32, u32)> {
+        let taken = mine | theirs;
+        let cut_before = self.cut;
+        let mut scores = Vec::new();
+        for i in 0..self.lines.centre_first.len() {
+            let s = self.lines.centre_first[i];
+            let bit = 1u64 << s;
+            if taken & bit != 0 {
+                continue;
+            }
+            let score = if self.lines.wins_at(mine | bit, s) {
+                self.win_score(taken.count_ones() + 1)
+            } else {
+                -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX)
+            };
+            if self.stopped {
+                return None;
+            }
+            scores.push((score, s));
+        }
+        let top = scores.iter().map(|&(score, _)| score).max()?;
+        let mut best = scores.into_iter().filter(|&(score, _)| score == top);
+        // A win or loss is proven even if the step reached a horizon.
+        if self.cut == cut_before || top != 0 { best.min_by_key(|&(_, s)| s) } else { best.next() }
+    }
+
     /// The score of a win completed when the board holds `marks` marks
     /// (zero or less for a win past the last square: none).
     fn win_score(&self, marks: u32) -> i32 {
@@ -78,9 +146,29 @@ impl Solver<'_> {
         cells + 1 - i32::try_from(marks).expect("at most 67")
     }
 
+    /// Whether the budget is spent; looks at the clock now and then, and
+    /// tells the progress callback how the search goes.
+    fn out_of_time(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.nodes.is_multiple_of(CLOCK_EVERY) {
+            if let Some(progress) = self.limits.progress.as_mut() {
+                progress(Progress { depth: self.depth, nodes: self.nodes, done: false });
+            }
+            if self.limits.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
     /// The score for the side to move (`mine`), whose opponent has not won.
     fn negamax(&mut self, mine: u64, theirs: u64, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
+        if self.out_of_time() {
+            return 0;
+        }
         let taken = mine | theirs;
         let free = self.lines.full() & !taken;
         if free == 0 {
@@ -104,6 +192,10 @@ impl Solver<'_> {
             // One block is possible; the other threat wins next move.
             return -self.win_score(marks + 2);
         }
+        if marks >= self.horizon {
+            self.cut += 1;
+            return 0;
+        }
 
         // No score can beat a win on the next move but one.
         let ceiling = self.win_score(marks + 3).max(0);
@@ -115,8 +207,15 @@ impl Solver<'_> {
         }
 
         let key = self.lines.canonical(mine, theirs);
-        if let Some(&(score, bound)) = self.table.get(&key) {
-            match bound {
+        if let Some(&entry) = self.table.get(&key) {
+            match entry.step {
+                // A whole-subtree result holds in every step.
+                None => {}
+                Some(step) if step == self.horizon => self.cut += 1,
+                Some(_) => return self.search(mine, theirs, alpha, beta, threats, key),
+            }
+            let score = entry.score;
+            match entry.bound {
                 Bound::Exact => return score,
                 Bound::Lower => alpha = alpha.max(score),
                 Bound::Upper => beta = beta.min(score),
@@ -125,14 +224,28 @@ impl Solver<'_> {
                 return score;
             }
         }
+        self.search(mine, theirs, alpha, beta, threats, key)
+    }
 
+    /// Searches every move (only the forced block if there is a threat) and
+    /// records the result.
+    fn search(
+        &mut self,
+        mine: u64,
+        theirs: u64,
+        mut alpha: i32,
+        beta: i32,
+        threats: u64,
+        key: (u64, u64),
+    ) -> i32 {
+        let free = self.lines.full() & !(mine | theirs);
+        let cut_before = self.cut;
         let original_alpha = alpha;
         let mut best = -i32::MAX;
-        let forced = threats != 0;
         for i in 0..self.lines.centre_first.len() {
             let s = self.lines.centre_first[i];
             let bit = 1u64 << s;
-            if free & bit == 0 || (forced && threats & bit == 0) {
+            if free & bit == 0 || (threats != 0 && threats & bit == 0) {
                 continue;
             }
             let score = -self.negamax(theirs, mine | bit, -beta, -alpha);
@@ -142,6 +255,9 @@ impl Solver<'_> {
                 break;
             }
         }
+        if self.stopped {
+            return 0;
+        }
         let bound = if best <= original_alpha {
             Bound::Upper
         } else if best >= beta {
@@ -149,7 +265,8 @@ impl Solver<'_> {
         } else {
             Bound::Exact
         };
-        self.table.insert(key, (best, bound));
+        let step = (self.cut != cut_before).then_some(self.horizon);
+        self.table.insert(key, Entry { score: best, bound, step });
         best
     }
 }

@@ -29,7 +29,7 @@
 use std::io::{BufRead, Write};
 use std::ops::RangeInclusive;
 
-use super::{Console, PlayError, Played, Side, Words, engines, show};
+use super::{Console, PlayError, Played, Side, Thinking, Words, engines, show};
 use crate::board::{Geometry, Square, Storage};
 use crate::game::{Game, Move, Outcome};
 use crate::player::{Mark, Player, PlayerId, Players};
@@ -44,14 +44,15 @@ const WIN: RangeInclusive<u32> = 3..=25;
 /// players 3 and on are people.
 pub struct Extended<R, W> {
     sides: [Side; 2],
+    thinking: Thinking,
     words: Words<R>,
     output: W,
 }
 
 impl<R: BufRead, W: Write> Extended<R, W> {
     /// The console over `input` and `output`, player 1 and 2 played by `sides`.
-    pub fn new(sides: [Side; 2], input: R, output: W) -> Extended<R, W> {
-        Extended { sides, words: Words::new(input), output }
+    pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Extended<R, W> {
+        Extended { sides, thinking, words: Words::new(input), output }
     }
 
     /// Prints `prompt` on its own line and reads one word; `None` at the end
@@ -200,7 +201,7 @@ impl<R: BufRead, W: Write> Console for Extended<R, W> {
     fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
         let Some((players, geometry, storage)) = self.setup()? else { return Ok(None) };
         let sides: Vec<Side> = (0..players.len()).map(|i| self.side(i)).collect();
-        let mut engines = engines(&sides, seed);
+        let mut engines = engines(&sides, seed, self.thinking);
         let renderer = Renderer::new(Style::Table, &players);
         let mut game = Game::new(players, geometry, storage);
         for engine in engines.iter().flatten() {

@@ -12,6 +12,7 @@ pub mod xtreme;
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Read as _, Write};
+use std::time::Duration;
 
 use crate::board::{Geometry, Storage};
 use crate::engine::{Engine, EngineError, EngineKind};
@@ -133,15 +134,16 @@ impl Profile {
     pub fn console<'a>(
         self,
         sides: [Side; 2],
+        thinking: Thinking,
         geometry: Geometry,
         input: impl BufRead + 'a,
         output: impl Write + 'a,
     ) -> Box<dyn Console + 'a> {
         match self {
-            Profile::Default => Box::new(Plain { sides, geometry, input, output }),
-            Profile::Xtreme => Box::new(xtreme::Xtreme::new(sides, input, output)),
-            Profile::Extended => Box::new(extended::Extended::new(sides, input, output)),
-            Profile::Uri => Box::new(uri::Uri::new(sides, input, output)),
+            Profile::Default => Box::new(Plain { sides, thinking, geometry, input, output }),
+            Profile::Xtreme => Box::new(xtreme::Xtreme::new(sides, thinking, input, output)),
+            Profile::Extended => Box::new(extended::Extended::new(sides, thinking, input, output)),
+            Profile::Uri => Box::new(uri::Uri::new(sides, thinking, input, output)),
         }
     }
 }
@@ -167,6 +169,7 @@ pub trait Console {
 /// The default console: the classic board and square numbers.
 struct Plain<R, W> {
     sides: [Side; 2],
+    thinking: Thinking,
     geometry: Geometry,
     input: R,
     output: W,
@@ -174,7 +177,7 @@ struct Plain<R, W> {
 
 impl<R: BufRead, W: Write> Console for Plain<R, W> {
     fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
-        play(self.sides, self.geometry, seed, &mut self.input, &mut self.output).map(Some)
+        play(self.sides, self.thinking, self.geometry, seed, &mut self.input, &mut self.output).map(Some)
     }
 
     /// `Play again? [y/N] ` when a person plays; yes only for an answer
@@ -194,20 +197,22 @@ impl<R: BufRead, W: Write> Console for Plain<R, W> {
 }
 
 /// Plays one game on `geometry` between `sides` (X first), talking to the
-/// console through `input` and `output`. Engine randomness comes from `seed`.
+/// console through `input` and `output`. Engine randomness comes from `seed`,
+/// and `perfect` thinks as `thinking` allows.
 ///
 /// # Errors
 /// An engine that cannot play this game, or a console I/O error. If `input`
 /// ends during a human's turn, the game stops there, unfinished.
 pub fn play(
     sides: [Side; 2],
+    thinking: Thinking,
     geometry: Geometry,
     seed: u64,
     input: &mut impl BufRead,
     output: &mut impl Write,
 ) -> Result<Played, PlayError> {
     let mut game = Game::new(players(sides), geometry, Storage::Auto);
-    let mut engines = engines(&sides, seed);
+    let mut engines = engines(&sides, seed, thinking);
     let renderer = Renderer::new(Style::Classic, game.players());
     let mut moves = Vec::new();
     let mut line = String::new();
@@ -259,13 +264,33 @@ fn players(sides: [Side; 2]) -> Players {
     .expect("two distinct marks")
 }
 
+/// How long the `perfect` engine may think over a move, and whether a long
+/// search shows a spinner on a terminal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Thinking {
+    /// The search time per move (`None`: until the value is proven).
+    pub time_limit: Option<Duration>,
+    /// Show a spinner on standard error, when it is a terminal, during a
+    /// search that takes more than a second.
+    pub spinner: bool,
+}
+
+impl Thinking {
+    /// A new engine of `kind`, seeded with `seed`, thinking this way.
+    #[must_use]
+    pub fn engine(self, kind: EngineKind, seed: u64) -> Engine {
+        let engine = Engine::new(kind, seed).time_limit(self.time_limit);
+        if self.spinner { engine.on_progress(crate::spinner::search_spinner()) } else { engine }
+    }
+}
+
 /// Each side's engine (none for a person): the first player's seeded with
 /// `seed`, the next with `seed + 1`, and so on.
-fn engines(sides: &[Side], seed: u64) -> Vec<Option<Engine>> {
+fn engines(sides: &[Side], seed: u64, thinking: Thinking) -> Vec<Option<Engine>> {
     (0u64..)
         .zip(sides)
         .map(|(i, side)| match side {
-            Side::Engine(kind) => Some(Engine::new(*kind, seed.wrapping_add(i))),
+            Side::Engine(kind) => Some(thinking.engine(*kind, seed.wrapping_add(i))),
             Side::Human => None,
         })
         .collect()
@@ -359,7 +384,7 @@ mod tests {
         let sides = [Side::Human, Side::Engine(EngineKind::Rules)];
         let mut input = &b"0\nabc\n5\n5\n2\n"[..];
         let mut output = Vec::new();
-        let played = play(sides, Geometry::CLASSIC, 0, &mut input, &mut output).unwrap();
+        let played = play(sides, Thinking::default(), Geometry::CLASSIC, 0, &mut input, &mut output).unwrap();
         let text = String::from_utf8(output).unwrap();
         assert_eq!(text.matches("Enter a square from 1 to 9.\n").count(), 2, "{text}");
         assert_eq!(text.matches("Square 5 is taken; choose another.\n").count(), 1, "{text}");
@@ -404,7 +429,15 @@ mod tests {
     #[test]
     fn a_recorded_game_replays_exactly() {
         let sides = [Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Perfect)];
-        let played = play(sides, Geometry::new(4, 4, 3).unwrap(), 9, &mut &b""[..], &mut io::sink()).unwrap();
+        let played = play(
+            sides,
+            Thinking::default(),
+            Geometry::new(4, 4, 3).unwrap(),
+            9,
+            &mut &b""[..],
+            &mut io::sink(),
+        )
+        .unwrap();
         let report = referee(played.move_file().as_bytes(), io::sink(), &Options::default()).unwrap();
         assert_eq!(report.violations, 0);
         assert_eq!(report.game.outcome(), played.game.outcome());

@@ -31,13 +31,14 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Console, PlayError, Played, Side, Words, engines, players};
+use super::{Console, PlayError, Played, Side, Thinking, Words, engines, players};
 use crate::board::{Geometry, Storage};
 use crate::game::{Game, Move, Outcome};
 
 /// seeds/002's console: one game on the classic board.
 pub struct Uri<R, W> {
     sides: [Side; 2],
+    thinking: Thinking,
     words: Words<R>,
     output: W,
 }
@@ -45,8 +46,8 @@ pub struct Uri<R, W> {
 impl<R: BufRead, W: Write> Uri<R, W> {
     /// The console over `input` and `output`, player 1 (X) and player 2 (O)
     /// played by `sides`.
-    pub fn new(sides: [Side; 2], input: R, output: W) -> Uri<R, W> {
-        Uri { sides, words: Words::new(input), output }
+    pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Uri<R, W> {
+        Uri { sides, thinking, words: Words::new(input), output }
     }
 
     /// The board with each free square's number: ` 1 | X | 3`.
@@ -83,7 +84,7 @@ impl<R: BufRead, W: Write> Console for Uri<R, W> {
     fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
         let sides = self.sides;
         let mut game = Game::new(players(sides), Geometry::CLASSIC, Storage::Auto);
-        let mut engines = engines(&sides, seed);
+        let mut engines = engines(&sides, seed, self.thinking);
         for engine in engines.iter().flatten() {
             engine.check(&game)?;
         }

@@ -23,7 +23,7 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Console, PlayError, Played, Side, engines, players, read_line, show};
+use super::{Console, PlayError, Played, Side, Thinking, engines, players, read_line, show};
 use crate::board::{Geometry, Storage, parse_xy};
 use crate::game::{Game, Move, Outcome};
 use crate::render::{Renderer, Style};
@@ -34,20 +34,21 @@ const MAX_SIZE: u32 = 100;
 /// seeds/003's console: one game, X and O played by the given sides.
 pub struct Xtreme<R, W> {
     sides: [Side; 2],
+    thinking: Thinking,
     input: R,
     output: W,
 }
 
 impl<R: BufRead, W: Write> Xtreme<R, W> {
     /// The console over `input` and `output`, X and O played by `sides`.
-    pub fn new(sides: [Side; 2], input: R, output: W) -> Xtreme<R, W> {
-        Xtreme { sides, input, output }
+    pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Xtreme<R, W> {
+        Xtreme { sides, thinking, input, output }
     }
 }
 
 impl<R: BufRead, W: Write> Console for Xtreme<R, W> {
     fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
-        let Xtreme { sides, input, output } = self;
+        let Xtreme { sides, thinking, input, output } = self;
         let sides = *sides;
         let mut line = String::new();
         let size = loop {
@@ -66,7 +67,7 @@ impl<R: BufRead, W: Write> Console for Xtreme<R, W> {
         let players = players(sides);
         let renderer = Renderer::new(Style::Grid, &players);
         let mut game = Game::new(players, geometry, Storage::Auto);
-        let mut engines = engines(&sides, seed);
+        let mut engines = engines(&sides, seed, *thinking);
         let mut moves = Vec::new();
 
         while game.outcome().is_none() {

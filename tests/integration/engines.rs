@@ -1,10 +1,12 @@
 //! Computer players: the perfect player never loses, the solver knows the
 //! published values, and `rules` and `minimax` play as their seeds say.
 
+use std::time::Duration;
+
 use ttt_referee::board::{Geometry, Square, Storage};
 use ttt_referee::engine::{Engine, EngineError, EngineKind, Value, solve};
 use ttt_referee::game::{Game, Move, Outcome};
-use ttt_referee::play::{Side, play};
+use ttt_referee::play::{Side, Thinking, play};
 use ttt_referee::player::{Mark, Player, PlayerId, Players};
 
 fn new_game(geometry: Geometry) -> Game {
@@ -232,7 +234,8 @@ fn a_person_plays_again_into_numbered_files() {
     let squares = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
     let mut rest = squares.as_bytes();
     let sides = [Side::Human, Side::Engine(EngineKind::Perfect)];
-    let played = play(sides, Geometry::CLASSIC, 0, &mut rest, &mut std::io::sink()).unwrap();
+    let played =
+        play(sides, Thinking::default(), Geometry::CLASSIC, 0, &mut rest, &mut std::io::sink()).unwrap();
     assert!(played.game.outcome().is_some());
     let one_game = &squares[..squares.len() - rest.len()];
     let script = format!("{one_game}y\n{one_game}n\n");
@@ -270,4 +273,66 @@ fn play_refuses_an_engine_that_cannot_play_the_board() {
         String::from_utf8(out.stderr).unwrap(),
         "ttt-referee: the perfect engine plays boards of up to 64 squares; this one has 81\n"
     );
+}
+
+#[test]
+fn hint_out_of_time_names_its_best_square_and_says_unknown() {
+    // 6 × 6, five in a row, after X 15: far too big to prove in a moment.
+    let moves = "Game\nX: a O: b\nBoard: 6x6, 5 in a row\n\nX 15\n";
+    let out =
+        crate::util::referee().args(["hint", "--time", "0.2", "-"]).write_stdin(moves).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let square: u64 = stdout.strip_suffix(" unknown\n").and_then(|s| s.parse().ok()).expect(&stdout);
+    assert!((1..=36).contains(&square) && square != 15, "{stdout}");
+    assert!(
+        stderr.starts_with("<stdin>: the value is not proven: in 0.2 s the search looked ")
+            && stderr.ends_with("give it more --time\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn hint_refuses_a_time_that_is_not_one() {
+    for time in ["0", "-1", "soon", "NaN"] {
+        let (code, text) = hint(&["fixtures/classic/no-moves.txt", &format!("--time={time}")]);
+        assert_eq!(code, 2, "{text}");
+        assert!(text.contains(&format!("`{time}` is not a time; expected a number of seconds above 0")), "{text}");
+    }
+}
+
+#[test]
+fn a_search_stopped_early_claims_only_what_it_proved() {
+    // Positions on 4 × 4, four in a row: each solves in milliseconds, so a
+    // budget of a microsecond stops some searches early and not others.
+    // Either way, a value given is the true one and the square is free.
+    let geometry = Geometry::new(4, 4, 4).unwrap();
+    let mut stopped = 0;
+    for opening in [&[][..], &[6], &[1, 16], &[6, 7, 11], &[1, 2, 3, 5, 6]] {
+        let game = after(geometry, opening);
+        let truth = solve(&game);
+        let mut engine = Engine::new(EngineKind::Perfect, 0).time_limit(Some(Duration::from_micros(1)));
+        let choice = engine.choose(&game).unwrap();
+        assert!(game.board().get(choice.square).is_none(), "{choice:?}");
+        match choice.value {
+            Some(value) => assert_eq!(value, truth, "{opening:?}"),
+            None => stopped += 1,
+        }
+        let unlimited = Engine::new(EngineKind::Perfect, 0).choose(&game).unwrap();
+        assert_eq!(unlimited.value, Some(truth));
+    }
+    assert!(stopped > 0, "no search was stopped early, so this test tested nothing");
+}
+
+#[test]
+fn out_of_time_the_engine_still_takes_a_win_and_blocks_a_loss() {
+    // 6 × 6, five in a row: X holds 1-4 in the top row; O to move must block 5.
+    let geometry = Geometry::new(6, 6, 5).unwrap();
+    let game = after(geometry, &[1, 36, 2, 35, 3, 34, 4]);
+    let mut engine = Engine::new(EngineKind::Perfect, 0).time_limit(Some(Duration::from_millis(50)));
+    assert_eq!(engine.choose(&game).unwrap().square.number(), 5);
+    // And X, to move with 1-4, wins at 5 at once.
+    let game = after(geometry, &[1, 36, 2, 35, 3, 34, 4, 33]);
+    let choice = engine.choose(&game).unwrap();
+    assert_eq!((choice.square.number(), choice.value), (5, Some(Value::Win)));
 }

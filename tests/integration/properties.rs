@@ -6,7 +6,7 @@ use std::fmt::Write;
 use proptest::prelude::*;
 use ttt_referee::board::{Geometry, Storage};
 use ttt_referee::engine::EngineKind;
-use ttt_referee::play::{PlayError, Profile, Side, play};
+use ttt_referee::play::{PlayError, Profile, Side, Thinking, play};
 use ttt_referee::referee::{Options, referee};
 use ttt_referee::render::Style;
 use ttt_referee::transcript::{Boards, Layout};
@@ -171,7 +171,7 @@ proptest! {
         board in prop::sample::select(vec![(3, 3, 3), (3, 4, 3), (4, 4, 3), (2, 5, 2)]),
     ) {
         let geometry = Geometry::new(board.0, board.1, board.2).unwrap();
-        let played = play([Side::Engine(x), Side::Engine(o)], geometry, seed, &mut &b""[..], &mut std::io::sink()).unwrap();
+        let played = play([Side::Engine(x), Side::Engine(o)], Thinking::default(), geometry, seed, &mut &b""[..], &mut std::io::sink()).unwrap();
         let record = played.move_file();
         let (replayed, summary) = transcript(&record, Storage::Auto, Style::Classic);
         // Every recorded move is valid, and the game ends as it was played.
@@ -187,7 +187,7 @@ proptest! {
         second in prop::sample::select(vec![Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)]),
         seed in any::<u64>(),
     ) {
-        let mut console = profile.console([Side::Human, second], Geometry::CLASSIC, script.as_bytes(), std::io::sink());
+        let mut console = profile.console([Side::Human, second], Thinking::default(), Geometry::CLASSIC, script.as_bytes(), std::io::sink());
         for game in 0..5 {
             let played = match console.game(seed.wrapping_add(game)) {
                 Ok(Some(played)) => played,

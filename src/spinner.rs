@@ -1,0 +1,49 @@
+//! The spinner a long `perfect` search shows on a terminal, so that nobody
+//! waits on a silent process. Nothing is shown when standard error is not a
+//! terminal, nor for a search that ends within a second.
+
+use std::io::{self, IsTerminal};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::engine::Progress;
+
+/// How long a search runs before its spinner appears.
+const QUIET_FOR: Duration = Duration::from_secs(1);
+
+/// A progress callback for [`crate::engine::Engine::on_progress`] that draws
+/// a spinner with the depth and positions per second on standard error, if
+/// it is a terminal.
+pub fn search_spinner() -> impl FnMut(Progress) {
+    let terminal = io::stderr().is_terminal();
+    let mut started: Option<Instant> = None;
+    let mut bar: Option<ProgressBar> = None;
+    move |progress: Progress| {
+        if !terminal {
+            return;
+        }
+        if progress.done {
+            if let Some(bar) = bar.take() {
+                bar.finish_and_clear();
+            }
+            started = None;
+            return;
+        }
+        let since = *started.get_or_insert_with(Instant::now);
+        let elapsed = since.elapsed();
+        if elapsed < QUIET_FOR {
+            return;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let bar = ProgressBar::new_spinner();
+            if let Ok(style) = ProgressStyle::with_template("{spinner} thinking: {msg} {elapsed}") {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
+        let rate = u128::from(progress.nodes) * 1000 / elapsed.as_millis().max(1);
+        bar.set_message(format!("{} moves ahead, {rate} positions/s", progress.depth));
+    }
+}
