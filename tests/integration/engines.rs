@@ -297,7 +297,10 @@ fn hint_refuses_a_time_that_is_not_one() {
     for time in ["0", "-1", "soon", "NaN"] {
         let (code, text) = hint(&["fixtures/classic/no-moves.txt", &format!("--time={time}")]);
         assert_eq!(code, 2, "{text}");
-        assert!(text.contains(&format!("`{time}` is not a time; expected a number of seconds above 0")), "{text}");
+        assert!(
+            text.contains(&format!("`{time}` is not a time; expected a number of seconds above 0")),
+            "{text}"
+        );
     }
 }
 
@@ -335,4 +338,18 @@ fn out_of_time_the_engine_still_takes_a_win_and_blocks_a_loss() {
     let game = after(geometry, &[1, 36, 2, 35, 3, 34, 4, 33]);
     let choice = engine.choose(&game).unwrap();
     assert_eq!((choice.square.number(), choice.value), (5, Some(Value::Win)));
+}
+
+#[test]
+fn a_long_search_piped_prints_no_spinner() {
+    // Longer than the second after which a terminal would see a spinner.
+    let moves = "Game\nX: a O: b\nBoard: 6x6, 5 in a row\n\nX 15\n";
+    let out =
+        crate::util::referee().args(["hint", "--time", "1.3", "-"]).write_stdin(moves).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("<stdin>: the value is not proven") && stderr.lines().count() == 1,
+        "{stderr:?}"
+    );
+    assert!(String::from_utf8(out.stdout).unwrap().ends_with(" unknown\n"));
 }

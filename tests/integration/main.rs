@@ -10,4 +10,5 @@ mod layering;
 mod output;
 mod peers;
 mod properties;
+mod terminal;
 mod util;

@@ -1,0 +1,67 @@
+//! What a person sees at a terminal: the binary run under a pseudo-terminal
+//! (stdin, stdout and stderr all the terminal), everything it draws captured.
+//! The piped side of each promise is tested where the command is.
+
+use std::io::Read;
+use std::path::Path;
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+use crate::util::root;
+
+/// Runs the binary with `args` under a pseudo-terminal of 120 columns, from
+/// `dir`; returns its exit code and every byte it wrote to the terminal.
+fn at_terminal(args: &[&str], dir: &Path) -> (u32, String) {
+    let pty = native_pty_system()
+        .openpty(PtySize { rows: 40, cols: 120, pixel_width: 0, pixel_height: 0 })
+        .expect("a pseudo-terminal");
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_ttt-referee"));
+    command.args(args);
+    command.cwd(dir);
+    let mut child = pty.slave.spawn_command(command).expect("the binary starts");
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().expect("a reader");
+    let mut seen = Vec::new();
+    let mut buffer = [0; 4096];
+    // The terminal reports an error (EIO) rather than end of file once the
+    // program has exited and closed its side: either ends the reading.
+    while let Ok(n @ 1..) = reader.read(&mut buffer) {
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    let status = child.wait().expect("the binary ends");
+    (status.exit_code(), String::from_utf8_lossy(&seen).into_owned())
+}
+
+#[test]
+fn a_batch_shows_its_progress_bar_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let moves = dir.path().join("moves");
+    let made = crate::util::referee()
+        .args(["gen", "--count", "3000", "--seed", "5", "--out-dir"])
+        .arg(&moves)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (code, seen) = at_terminal(&["moves", "--out-dir", "out"], dir.path());
+    assert_eq!(code, 0, "{seen}");
+    assert!(seen.contains("/3000 files"), "no progress bar drawn:\n{seen:?}");
+    assert!(seen.contains("ttt-referee: 3000 files: "), "no summary:\n{seen:?}");
+    assert_eq!(std::fs::read_dir(dir.path().join("out")).unwrap().count(), 3000);
+}
+
+#[test]
+fn a_long_search_shows_a_spinner_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), "Game\nX: a O: b\nBoard: 6x6, 5 in a row\n\nX 15\n").unwrap();
+    let (code, seen) = at_terminal(&["hint", "--time", "1.6", "big.txt"], dir.path());
+    assert_eq!(code, 0, "{seen}");
+    assert!(seen.contains("thinking: ") && seen.contains(" moves ahead, "), "no spinner:\n{seen:?}");
+    assert!(seen.contains(" positions/s"), "no rate:\n{seen:?}");
+    assert!(seen.contains(" unknown\r\n"), "no answer:\n{seen:?}");
+}
+
+#[test]
+fn a_short_search_shows_no_spinner() {
+    let (code, seen) = at_terminal(&["hint", "fixtures/classic/no-moves.txt"], root());
+    assert_eq!((code, seen.as_str()), (0, "1 draw\r\n"));
+}
