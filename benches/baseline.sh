@@ -2,7 +2,7 @@
 # Whole-process comparisons with the plain C++ referee in benches/baseline/
 # (see BENCHMARKS.md). Needs hyperfine (apt-get install hyperfine) and g++.
 #
-#   benches/baseline.sh           single file, 1000 runs each, medians
+#   benches/baseline.sh           single file, 1000 interleaved runs each, medians
 #   benches/baseline.sh batch     10,000 files: one batch run vs a shell loop
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +22,16 @@ PY
 
 case "${1:-single}" in
 single)
-    hyperfine -N --warmup 50 --runs 1000 --export-json target/baseline-single.json \
+    # Interleaved, one run of each in turn, so the host's load touches all
+    # alike; an empty Rust program shows what starting a process costs.
+    cargo build --release --quiet --example interleave
+    printf 'fn main() {}\n' > target/empty.rs
+    rustc -O -o target/empty_rust target/empty.rs
+    target/release/examples/interleave 1000 \
+        target/empty_rust \
         "$ours fixtures/TTTmoves.txt -o target/ours.txt" \
-        "$theirs fixtures/TTTmoves.txt target/theirs.txt" >/dev/null
+        "$theirs fixtures/TTTmoves.txt target/theirs.txt"
     cmp target/ours.txt target/theirs.txt
-    median target/baseline-single.json
     ;;
 batch)
     rm -rf target/batch && mkdir -p target/batch/theirs

@@ -6,7 +6,8 @@
 //! scores `cells + 1 - n`, so a quicker win scores higher and a later loss
 //! less badly; a draw scores 0.
 //!
-//! The search deepens in steps (1, 2, 4, 8 … moves ahead, then to the end) so
+//! The search deepens in steps (1, 2, 4, 8 … moves ahead, then straight to
+//! the end once a step would look past a quarter of the free squares) so
 //! that a time budget can stop it with the best move found so far. A step
 //! scores the positions at its horizon as 0, as if drawn: a win or loss it
 //! finds is proven, and a draw is proven only by a step that reached no
@@ -89,7 +90,9 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
     let mut best = (fallback.expect("a legal move exists"), None, 0);
     let mut depth = 0;
     while depth < free {
-        depth = (depth * 2).clamp(1, free);
+        // Double the depth, but go to the end once that is near: a step
+        // almost as deep as the last costs almost as much, and proves less.
+        depth = if depth * 4 > free { free } else { (depth * 2).max(1) };
         solver.depth = depth;
         solver.horizon = marks + depth;
         solver.cut = 0;
