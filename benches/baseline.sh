@@ -27,11 +27,15 @@ single)
     cargo build --release --quiet --example interleave
     printf 'fn main() {}\n' > target/empty.rs
     rustc -O -o target/empty_rust target/empty.rs
+    cargo build-static --quiet
+    static=target/x86_64-unknown-linux-gnu/release/ttt-referee
     target/release/examples/interleave 1000 \
         target/empty_rust \
         "$ours fixtures/TTTmoves.txt -o target/ours.txt" \
+        "$static fixtures/TTTmoves.txt -o target/static.txt" \
         "$theirs fixtures/TTTmoves.txt target/theirs.txt"
     cmp target/ours.txt target/theirs.txt
+    cmp target/static.txt target/theirs.txt
     ;;
 batch)
     rm -rf target/batch && mkdir -p target/batch/theirs
