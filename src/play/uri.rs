@@ -1,45 +1,46 @@
-//! The `uri` console profile: seeds/002's program, the URI CSC 212 deep dive,
-//! where the AI (its depth-limited minimax) is always player 2.
+//! The `uri` console profile: seeds/002's program, the URI CSC 212 deep
+//! dive, exactly as its starter code prints and reads (FORMAT.md, "Consoles",
+//! has every line).
 //!
 //! ```text
-//! ***********************
-//! Welcome to Tic Tac Toe!
-//! ***********************
-//! Player 1 (X) vs. the AI (O)
 //!
-//!  1 | 2 | 3
-//! ---+---+---
-//!  4 | 5 | 6
-//! ---+---+---
-//!  7 | 8 | 9
-//! Player 1 make your move: 5
+//! WELCOME! Player 1 = X, AI = O
 //!
-//!  1 | 2 | 3
-//! ---+---+---
-//!  4 | X | 6
-//! ---+---+---
-//!  7 | 8 | 9
-//! AI's move: 1
+//!
+//!      |     |
+//!   1  |  2  |  3
+//! _____|_____|_____
+//!      |     |
+//!   4  |  5  |  6
+//! _____|_____|_____
+//!      |     |
+//!   7  |  8  |  9
+//!      |     |
+//!
+//! Player 1 make your move:
 //! ```
 //!
-//! The board is 3×3 and shows each free square's number. A person types a
-//! square number (read a word at a time, as C++'s `cin >>` does); one that is
-//! not a free square prints `Invalid move, please try again.` and the prompt
-//! again. A computer player's move is announced as `AI's move: N`. Each move
-//! is followed by a blank line and the board; the game ends with `Player 1
-//! wins!`, `Player 2 wins!` or `It's a draw!`, and the program with it.
+//! The spacer lines keep their trailing spaces (five after each `|`). A
+//! person's answer is read as the starter reads it: one byte, then one byte
+//! skipped (meant for the newline), so `12` plays 1 and leaves the newline to
+//! be read, and refused, next. A refused answer prints `\nInvalid move! Try
+//! again: `. The AI (`minimax`) chooses as the starter's `minimax_move` does
+//! (see [`starter_move`]). At the end of the input the original loops
+//! forever; the profile prints a newline and stops, the game unfinished.
 
 use std::io::{BufRead, Write};
 
-use super::{Console, PlayError, Played, Side, Thinking, Words, engines, players};
-use crate::board::{Geometry, Storage};
+use super::{Console, PlayError, Played, Side, Thinking, engines, players};
+use crate::board::{Geometry, Square, Storage};
+use crate::engine::EngineKind;
 use crate::game::{Game, Move, Outcome};
+use crate::player::PlayerId;
 
 /// seeds/002's console: one game on the classic board.
 pub struct Uri<R, W> {
     sides: [Side; 2],
     thinking: Thinking,
-    words: Words<R>,
+    input: R,
     output: W,
 }
 
@@ -47,16 +48,19 @@ impl<R: BufRead, W: Write> Uri<R, W> {
     /// The console over `input` and `output`, player 1 (X) and player 2 (O)
     /// played by `sides`.
     pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Uri<R, W> {
-        Uri { sides, thinking, words: Words::new(input), output }
+        Uri { sides, thinking, input, output }
     }
 
-    /// The board with each free square's number: ` 1 | X | 3`.
+    /// The starter's `draw_board`: a blank line, each row between spacer
+    /// lines, free squares shown by their number, and a blank line.
     fn board(&mut self, game: &Game) -> Result<(), PlayError> {
         let geometry = game.board().geometry();
+        let mut text = String::from("\n");
         for row in 0..geometry.rows() {
             if row > 0 {
-                writeln!(self.output, "---+---+---")?;
+                text.push_str("_____|_____|_____\n");
             }
+            text.push_str("     |     |     \n");
             let cells: Vec<String> = (0..geometry.cols())
                 .map(|col| {
                     let square = geometry.square(row, col).expect("on the board");
@@ -66,17 +70,48 @@ impl<R: BufRead, W: Write> Uri<R, W> {
                     }
                 })
                 .collect();
-            writeln!(self.output, " {}", cells.join(" | "))?;
+            text.push_str("  ");
+            text.push_str(&cells.join("  |  "));
+            text.push('\n');
         }
+        text.push_str("     |     |     \n\n");
+        self.output.write_all(text.as_bytes())?;
         Ok(())
     }
 
-    /// What the banner calls player `index` (from 0).
-    fn who(&self, index: usize) -> String {
+    /// What the banner calls the side of player `index` (from 0).
+    fn banner_name(&self, index: usize) -> String {
         match self.sides[index] {
             Side::Human => format!("Player {}", index + 1),
-            Side::Engine(_) => "the AI".to_owned(),
+            Side::Engine(_) => "AI".to_owned(),
         }
+    }
+
+    /// A person's square, read as the starter reads it: one byte, then one
+    /// byte skipped, until it names a free square. `None` at the end of input.
+    fn ask(&mut self, game: &Game) -> Result<Option<Square>, PlayError> {
+        loop {
+            self.output.flush()?;
+            let Some(byte) = self.get()? else { return Ok(None) };
+            // cin.ignore(): one byte skipped, whatever it is.
+            self.get()?;
+            let square = (b'1'..=b'9')
+                .contains(&byte)
+                .then(|| Square::from_index(u64::from(byte - b'1')))
+                .filter(|&square| game.board().get(square).is_none());
+            match square {
+                Some(square) => return Ok(Some(square)),
+                None => write!(self.output, "\nInvalid move! Try again: ")?,
+            }
+        }
+    }
+
+    /// One byte of input, as `cin.get` reads it; `None` at the end.
+    fn get(&mut self) -> Result<Option<u8>, PlayError> {
+        let buffer = self.input.fill_buf().map_err(PlayError::Input)?;
+        let Some(&byte) = buffer.first() else { return Ok(None) };
+        self.input.consume(1);
+        Ok(Some(byte))
     }
 }
 
@@ -89,41 +124,35 @@ impl<R: BufRead, W: Write> Console for Uri<R, W> {
             engine.check(&game)?;
         }
         let mut moves = Vec::new();
-        writeln!(self.output, "***********************")?;
-        writeln!(self.output, "Welcome to Tic Tac Toe!")?;
-        writeln!(self.output, "***********************")?;
-        writeln!(self.output, "{} (X) vs. {} (O)\n", capitalised(&self.who(0)), self.who(1))?;
-        self.board(&game)?;
+        let banner = format!("\nWELCOME! {} = X, {} = O\n\n", self.banner_name(0), self.banner_name(1));
+        self.output.write_all(banner.as_bytes())?;
 
         while game.outcome().is_none() {
+            self.board(&game)?;
             let player = game.next_player();
-            let square = if let Some(engine) = &mut engines[player.index()] {
-                let square = engine.choose(&game)?.square;
+            let square = if let (Side::Engine(kind), Some(engine)) =
+                (sides[player.index()], &mut engines[player.index()])
+            {
+                let square = if kind == EngineKind::Minimax {
+                    starter_move(&game)
+                } else {
+                    engine.choose(&game)?.square
+                };
                 writeln!(self.output, "AI's move: {}", square.number())?;
                 square
             } else {
-                loop {
-                    write!(self.output, "Player {} make your move: ", player.index() + 1)?;
-                    self.output.flush()?;
-                    let Some(word) = self.words.next()? else {
-                        writeln!(self.output)?;
-                        return Ok(Some(Played { game, moves }));
-                    };
-                    match Geometry::CLASSIC.parse_square(&word) {
-                        Some(square) if game.board().get(square).is_none() => break square,
-                        _ => {
-                            writeln!(self.output, "Invalid move, please try again.")?;
-                            self.words.discard_line();
-                        }
-                    }
-                }
+                write!(self.output, "Player {} make your move: ", player.index() + 1)?;
+                let Some(square) = self.ask(&game)? else {
+                    writeln!(self.output)?;
+                    return Ok(Some(Played { game, moves }));
+                };
+                square
             };
             let mv = Move { player, square };
             game.play_unchecked(mv);
             moves.push(mv);
-            writeln!(self.output)?;
-            self.board(&game)?;
         }
+        self.board(&game)?;
         match game.outcome() {
             Some(Outcome::Win(p)) => writeln!(self.output, "Player {} wins!", p.index() + 1)?,
             _ => writeln!(self.output, "It's a draw!")?,
@@ -137,8 +166,134 @@ impl<R: BufRead, W: Write> Console for Uri<R, W> {
     }
 }
 
-/// `text` with its first letter upper case: the banner starts a sentence.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+/// The square the starter's `minimax_move` takes for the player to move.
+///
+/// It tries each free square in order, asks seeds/002's minimax for the value
+/// of the position after it, and keeps the square whenever the value is below
+/// `MAX_VAL`; its best value is never updated, so the last such square stays.
+/// Every node's best value starts at a tie, so a value is a win for the
+/// opponent exactly when the opponent could then win at once. So: the last
+/// free square where the mover wins at once or leaves the opponent no
+/// immediate win; failing that, the first free square. For an AI playing X
+/// (ours; the original's AI is always O) the rule is mirrored.
+#[must_use]
+pub fn starter_move(game: &Game) -> Square {
+    let me = game.next_player();
+    let them = PlayerId::new(1 - me.index());
+    let board = game.board();
+    let free: Vec<Square> =
+        (0..board.geometry().cells()).map(Square::from_index).filter(|&s| board.get(s).is_none()).collect();
+    let keeps = |square: &Square| {
+        if board.would_win(*square, me) {
+            return true;
+        }
+        let mut after = game.clone();
+        after.play_unchecked(Move { player: me, square: *square });
+        !free.iter().any(|&other| other != *square && after.board().would_win(other, them))
+    };
+    free.iter().rev().copied().find(keeps).unwrap_or(free[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::player::Players;
+
+    const LINES: [[usize; 3]; 8] =
+        [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+
+    /// 1 if X (player 1, MAX) has a line, -1 if O has, 0 if full, else none.
+    fn terminal(cells: &[u8; 9]) -> Option<i32> {
+        for [a, b, c] in LINES {
+            if cells[a] != 0 && cells[a] == cells[b] && cells[b] == cells[c] {
+                return Some(if cells[a] == 1 { 1 } else { -1 });
+            }
+        }
+        (!cells.contains(&0)).then_some(0)
+    }
+
+    /// seeds/002's `minimax_algo`, line by line: `just_moved` has just moved.
+    fn minimax_algo(cells: &mut [u8; 9], just_moved: u8, depth: u32) -> i32 {
+        if let Some(value) = terminal(cells) {
+            return value;
+        }
+        let player = 3 - just_moved;
+        let mut best = 0;
+        if depth < 5 {
+            for i in 0..9 {
+                if cells[i] == 0 {
+                    cells[i] = player;
+                    let new = minimax_algo(cells, player, depth + 1);
+                    cells[i] = 0;
+                    best = if player == 1 { best.max(new) } else { best.min(new) };
+                }
+            }
+        }
+        best
+    }
+
+    /// The starter's `minimax_move` for O, and its mirror for X.
+    fn literal_move(cells: &mut [u8; 9], mover: u8) -> usize {
+        let free: Vec<usize> = (0..9).filter(|&i| cells[i] == 0).collect();
+        let mut chosen = free[0];
+        for &i in &free {
+            cells[i] = mover;
+            let value = minimax_algo(cells, mover, 0);
+            cells[i] = 0;
+            if (mover == 2 && value < 1) || (mover == 1 && value > -1) {
+                chosen = i;
+            }
+        }
+        chosen
+    }
+
+    /// Every position reachable in play with a move to make, X first.
+    fn positions(cells: &mut [u8; 9], mover: u8, out: &mut BTreeSet<([u8; 9], u8)>) {
+        if terminal(cells).is_some() || !out.insert((*cells, mover)) {
+            return;
+        }
+        for i in 0..9 {
+            if cells[i] == 0 {
+                cells[i] = mover;
+                positions(cells, 3 - mover, out);
+                cells[i] = 0;
+            }
+        }
+    }
+
+    #[test]
+    fn starter_move_is_the_starters_minimax_move_in_every_position() {
+        let mut all = BTreeSet::new();
+        positions(&mut [0; 9], 1, &mut all);
+        let mut checked = 0;
+        for (cells, mover) in all {
+            let mut game = Game::new(Players::classic("a", "b"), Geometry::CLASSIC, Storage::Auto);
+            // Replay the marks alternately; the order does not change the position.
+            let xs: Vec<usize> = (0..9).filter(|&i| cells[i] == 1).collect();
+            let os: Vec<usize> = (0..9).filter(|&i| cells[i] == 2).collect();
+            for k in 0..xs.len().max(os.len()) {
+                for (marks, player) in [(&xs, 0), (&os, 1)] {
+                    if let Some(&i) = marks.get(k) {
+                        let square = Square::from_index(i as u64);
+                        game.play_unchecked(Move { player: PlayerId::new(player), square });
+                    }
+                }
+            }
+            let wanted = literal_move(&mut cells.clone(), mover);
+            assert_eq!(starter_move(&game).index(), wanted as u64, "{cells:?}, mover {mover}");
+            checked += 1;
+        }
+        assert_eq!(checked, 4520);
+    }
+
+    #[test]
+    fn the_ai_answers_a_first_x_on_9_with_8_and_any_other_with_9() {
+        for first in 1..=9u64 {
+            let mut game = Game::new(Players::classic("a", "b"), Geometry::CLASSIC, Storage::Auto);
+            game.play_unchecked(Move { player: PlayerId::new(0), square: Square::from_index(first - 1) });
+            assert_eq!(starter_move(&game).number(), if first == 9 { 8 } else { 9 });
+        }
+    }
 }

@@ -109,11 +109,13 @@ fn the_extended_console_shows_computer_players_answers() {
 fn the_uri_console_records_the_ai_game() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("game.txt");
-    let console = play(&["--profile", "uri", "--record", record.to_str().unwrap()], "5\n9\n3\n7\n");
+    // The starter's AI answers 1 with 9, blocks 2, then cannot stop both 4
+    // and 5 and takes the first free square.
+    let console = play(&["--profile", "uri", "--record", record.to_str().unwrap()], "1\n3\n7\n5\n");
     assert!(console.ends_with("Player 1 wins!\n"), "{console}");
     assert_eq!(
         fs::read_to_string(&record).unwrap(),
-        "Tic-Tac-Toe Game Data\nX: Human Player O: Minimax Engine\n\nX\t5\nO\t1\nX\t9\nO\t2\nX\t3\nO\t4\nX\t7\n"
+        "Tic-Tac-Toe Game Data\nX: Human Player O: Minimax Engine\n\nX\t1\nO\t9\nX\t3\nO\t2\nX\t7\nO\t4\nX\t5\n"
     );
     assert!(referee_file(&record).ends_with("Winner: X\n"));
 }
