@@ -89,7 +89,6 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 Err(_) => "Please enter a whole number",
             };
             writeln!(self.output, "{refusal}")?;
-            self.words.discard_line();
         }
     }
 
@@ -101,34 +100,32 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 return Ok(None);
             };
             let mut chars = word.chars();
-            let mark = chars.next().and_then(Mark::new);
+            let mark = chars.next().map(upper_case).and_then(Mark::new);
             let refusal = match mark {
                 _ if chars.next().is_some() => "Please enter a single character".to_owned(),
-                Some(mark) if taken.contains(&mark) => {
-                    format!("{mark} is already taken by another player, please pick again")
-                }
+                Some(mark) if taken.contains(&mark) => format!("{mark} is already taken as a player token!"),
                 Some(mark) => return Ok(Some(mark)),
                 None => format!("{word} cannot represent a player, please pick again"),
             };
             writeln!(self.output, "{refusal}")?;
-            self.words.discard_line();
         }
     }
 
     /// Asks for the whole setup: players, their marks, the board and its
     /// storage. `None` if the input ends first.
     fn setup(&mut self) -> Result<Option<(Players, Geometry, Storage)>, PlayError> {
-        let all = "The number of players must be between 2 and 10 inclusive";
-        let Some(count) = self.number("How many players?", PLAYERS, all, all)? else { return Ok(None) };
+        let (low, high) = ("Must be at least 2 players", "Must be 10 players or fewer");
+        let Some(count) = self.number("How many players?", PLAYERS, low, high)? else { return Ok(None) };
         let mut marks = Vec::new();
         for number in 1..=count as usize {
             let Some(mark) = self.mark(number, &marks)? else { return Ok(None) };
             marks.push(mark);
         }
-        let (low, high) = ("The board size cannot be lower than 3x3", "The board size cannot exceed 100x100");
-        let Some(rows) = self.number("How many rows?", SIDE, low, high)? else { return Ok(None) };
-        let Some(cols) = self.number("How many columns?", SIDE, low, high)? else { return Ok(None) };
-        let most = rows.max(cols).min(*WIN.end());
+        let rows_out = "Rows must be between 3 and 100";
+        let Some(rows) = self.number("How many rows?", SIDE, rows_out, rows_out)? else { return Ok(None) };
+        let cols_out = "Columns must be between 3 and 100";
+        let Some(cols) = self.number("How many columns?", SIDE, cols_out, cols_out)? else { return Ok(None) };
+        let most = rows.min(cols).min(*WIN.end());
         let (low, high) =
             ("The number to win cannot be lower than 3", format!("The number to win cannot exceed {most}"));
         let Some(win) = self.number("How many in a row to win?", *WIN.start()..=most, low, &high)? else {
@@ -142,7 +139,6 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 "M" | "m" => break Storage::Sparse,
                 _ => {
                     writeln!(self.output, "Please enter F or M")?;
-                    self.words.discard_line();
                 }
             }
         };
@@ -176,10 +172,11 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 return Ok(None);
             };
             // A row that is no row number is refused before the column is asked.
-            let square = if is_integer(&row) && !row.starts_with('-') {
+            let square = if is_integer(&row) {
                 let Some(col) = self.ask(&format!("Player {mark} Please enter your COLUMN"))? else {
                     return Ok(None);
                 };
+                // A negative or huge number is a square off the board.
                 let number = |word: &str| word.parse::<u32>().ok();
                 number(&row).zip(number(&col)).and_then(|(row, col)| geometry.square(row, col))
             } else {
@@ -190,7 +187,6 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 _ => {
                     show(renderer, game, &mut self.output)?;
                     writeln!(self.output, "That space is unavailable, please pick again")?;
-                    self.words.discard_line();
                 }
             }
         }
@@ -239,18 +235,22 @@ impl<R: BufRead, W: Write> Console for Extended<R, W> {
     /// `Would you like to play again? Y/N`, asked until the answer is one of
     /// those (either case).
     fn again(&mut self) -> Result<bool, PlayError> {
-        loop {
-            match self.ask("Would you like to play again? Y/N")?.as_deref() {
-                Some("Y" | "y") => return Ok(true),
-                None | Some("N" | "n") => return Ok(false),
-                Some(_) => self.words.discard_line(),
-            }
-        }
+        Ok(matches!(self.ask("Would you like to play again? Y/N")?.as_deref(), Some("Y" | "y")))
     }
 }
 
 /// Whether `word` is a whole number, however long: digits after an optional
 /// sign.
+/// `c` in upper case, as Java's `Character.toUpperCase` gives it: unchanged
+/// if its upper case is more than one character.
+fn upper_case(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
 fn is_integer(word: &str) -> bool {
     let digits = word.strip_prefix(['+', '-']).unwrap_or(word);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())

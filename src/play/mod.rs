@@ -350,12 +350,6 @@ impl<R: BufRead> Words<R> {
             }
         }
     }
-
-    /// Drops the rest of the current line: after a refused answer, whatever
-    /// else was typed with it goes too.
-    fn discard_line(&mut self) {
-        self.at = self.line.len();
-    }
 }
 
 /// Why a game could not be played.
@@ -396,15 +390,15 @@ mod tests {
     }
 
     #[test]
-    fn words_cross_lines_and_a_refusal_drops_the_rest_of_its_line() {
+    fn words_cross_lines_as_a_scanner_reads_them() {
         let mut words = Words::new(&b"  2 x\n\n\tO  junk more\nlast"[..]);
         let mut next = || words.next().unwrap();
         assert_eq!(next().as_deref(), Some("2"));
         assert_eq!(next().as_deref(), Some("x"));
         assert_eq!(next().as_deref(), Some("O"));
         assert_eq!(next().as_deref(), Some("junk"));
-        words.discard_line();
-        assert_eq!(words.next().unwrap().as_deref(), Some("last"));
+        assert_eq!(next().as_deref(), Some("more"));
+        assert_eq!(next().as_deref(), Some("last"));
         assert_eq!(words.next().unwrap(), None);
         assert_eq!(words.next().unwrap(), None);
     }
