@@ -11,9 +11,10 @@ use ttt_referee::referee::{Options, referee};
 fuzz_target!(|data: &[u8]| {
     // The first byte picks the profile and who plays O; the rest is typed.
     let Some((&pick, typed)) = data.split_first() else { return };
-    let profile = [Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri][usize::from(pick % 4)];
+    let profile = [Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri, Profile::Smalltalk]
+        [usize::from(pick % 5)];
     let o = [Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)][usize::from(pick / 4 % 3)];
-    let mut console = profile.console([Side::Human, o], Thinking::default(), Geometry::CLASSIC, typed, std::io::sink());
+    let mut console = profile.console([Side::Human, o], Thinking::default(), Geometry::CLASSIC, false, typed, std::io::sink());
     for game in 0..4 {
         let played = match console.game(game) {
             Ok(Some(played)) => played,

@@ -1,7 +1,7 @@
 //! `ttt-referee play`: a game between people and computer players at the
 //! console, recorded as a move file and a transcript.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,7 +29,10 @@ Profiles reproduce the seed programs' consoles, prompts and messages exactly
             --x and --o play players 1 and 2 (people by default), the rest
             are people; asks to play again.
   uri       seeds/002: the numbered 3x3 board, the AI (--o, minimax by
-            default) as player 2; one game.";
+            default) as player 2; one game.
+  smalltalk seeds/001: asks whether each player is a human or the computer
+            (rules, with --seed), so --x and --o are refused; redraws the
+            board on every change, clearing a terminal first; one game.";
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
@@ -77,12 +80,18 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
                 .to_owned(),
         ));
     }
+    if args.profile.asks_its_own_players() && (args.x.is_some() || args.o.is_some()) {
+        return Err(CliError::Message(
+            "--x and --o do not apply to a profile that asks who plays each side; leave them out".to_owned(),
+        ));
+    }
     let geometry = args.board.geometry()?;
     let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
     let options = args.layout.options(Format::Text);
     let thinking = Thinking { time_limit: Some(args.time), spinner: true };
+    let terminal = io::stdout().is_terminal();
     let mut console =
-        args.profile.console(sides, thinking, geometry, io::stdin().lock(), io::stdout().lock());
+        args.profile.console(sides, thinking, geometry, terminal, io::stdin().lock(), io::stdout().lock());
     for number in 1u64.. {
         let seed = args.seed.wrapping_add(2 * (number - 1));
         // `None`: the input ended before a game began.

@@ -7,6 +7,7 @@
 //! one, or a seed program's own prompts and messages.
 
 pub mod extended;
+pub mod smalltalk;
 pub mod uri;
 pub mod xtreme;
 
@@ -104,6 +105,12 @@ pub enum Profile {
     /// and columns from 0.
     #[value(help = "seeds/004's console: `How many players?`, `Player X Please enter your ROW`")]
     Extended,
+    /// seeds/001's program: each player's type asked first, the board redrawn
+    /// on every change.
+    #[value(
+        help = "seeds/001's console: `Type of Player X (human or computer)?`, the board redrawn each move"
+    )]
+    Smalltalk,
     /// seeds/002's program: the numbered 3×3 board, `Player 1 make your move: `.
     #[value(help = "seeds/002's console: `Player 1 make your move: `, `AI's move: N`")]
     Uri,
@@ -117,25 +124,35 @@ impl Profile {
         self != Profile::Default
     }
 
+    /// Whether the profile asks who plays each side itself (so `--x` and
+    /// `--o` do not apply to it).
+    #[must_use]
+    pub fn asks_its_own_players(self) -> bool {
+        self == Profile::Smalltalk
+    }
+
     /// Who plays O (player 2) unless told: the seed program's own opponent.
     /// seeds/004's game is for people; seeds/002's AI is its minimax.
     #[must_use]
     pub fn default_second(self) -> Side {
         match self {
             Profile::Default | Profile::Xtreme => Side::Engine(EngineKind::Perfect),
-            Profile::Extended => Side::Human,
+            // smalltalk asks for both sides itself; Human is never used.
+            Profile::Extended | Profile::Smalltalk => Side::Human,
             Profile::Uri => Side::Engine(EngineKind::Minimax),
         }
     }
 
     /// This profile's console over `input` and `output`, for games between
     /// `sides` (X first) on `geometry` where the profile does not ask for
-    /// the board itself.
+    /// the board itself. `terminal`: the output is a terminal, so a profile
+    /// that redraws the board may clear the screen first.
     pub fn console<'a>(
         self,
         sides: [Side; 2],
         thinking: Thinking,
         geometry: Geometry,
+        terminal: bool,
         input: impl BufRead + 'a,
         output: impl Write + 'a,
     ) -> Box<dyn Console + 'a> {
@@ -144,6 +161,7 @@ impl Profile {
             Profile::Xtreme => Box::new(xtreme::Xtreme::new(sides, thinking, input, output)),
             Profile::Extended => Box::new(extended::Extended::new(sides, thinking, input, output)),
             Profile::Uri => Box::new(uri::Uri::new(sides, thinking, input, output)),
+            Profile::Smalltalk => Box::new(smalltalk::Smalltalk::new(thinking, terminal, input, output)),
         }
     }
 }

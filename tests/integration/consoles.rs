@@ -122,7 +122,7 @@ fn the_uri_console_records_the_ai_game() {
 
 #[test]
 fn profiles_refuse_a_board_from_the_command_line() {
-    for profile in ["xtreme", "extended", "uri"] {
+    for profile in ["xtreme", "extended", "uri", "smalltalk"] {
         let out = referee().args(["play", "--profile", profile, "--board", "4x4"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(
@@ -161,4 +161,48 @@ fn an_unreadable_console_is_an_error_that_says_so() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8(out.stderr).unwrap(), "ttt-referee: <stdin>: cannot read: Is a directory\n");
+}
+
+#[test]
+fn the_smalltalk_console_records_the_game_and_its_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, transcript) = (dir.path().join("game.txt"), dir.path().join("game.out"));
+    let console = play(
+        &[
+            "--profile",
+            "smalltalk",
+            "--seed",
+            "1",
+            "--record",
+            record.to_str().unwrap(),
+            "-o",
+            transcript.to_str().unwrap(),
+        ],
+        "human\ncomputer\n5\n1\n9\n+3\n7\n4\n6\n2\n8\n",
+    );
+    let moves = fs::read_to_string(&record).unwrap();
+    assert!(moves.starts_with("Tic-Tac-Toe Game Data\nX: Human Player O: Rules Engine\n\nX\t5\n"), "{moves}");
+    // The recorded game referees to the transcript written, and to the
+    // ending the console announced.
+    let refereed = referee_file(&record);
+    assert_eq!(fs::read_to_string(&transcript).unwrap(), refereed);
+    let ending = console.lines().last().unwrap();
+    let winner = refereed.lines().last().unwrap();
+    match ending {
+        "It's a tie!" => assert_eq!(winner, "Winner: Cat"),
+        _ => assert_eq!(format!("Player {} wins!", &winner["Winner: ".len()..]), ending),
+    }
+}
+
+#[test]
+fn smalltalk_refuses_players_from_the_command_line() {
+    for side in ["--x", "--o"] {
+        let out = referee().args(["play", "--profile", "smalltalk", side, "rules"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "ttt-referee: --x and --o do not apply to a profile that asks who plays each side; leave them out\n"
+        );
+        assert!(out.stdout.is_empty());
+    }
 }

@@ -183,11 +183,11 @@ proptest! {
     #[test]
     fn every_console_survives_any_script_and_records_clean_games(
         script in console_script(),
-        profile in prop::sample::select(vec![Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri]),
+        profile in prop::sample::select(vec![Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri, Profile::Smalltalk]),
         second in prop::sample::select(vec![Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)]),
         seed in any::<u64>(),
     ) {
-        let mut console = profile.console([Side::Human, second], Thinking::default(), Geometry::CLASSIC, script.as_bytes(), std::io::sink());
+        let mut console = profile.console([Side::Human, second], Thinking::default(), Geometry::CLASSIC, false, script.as_bytes(), std::io::sink());
         for game in 0..5 {
             let played = match console.game(seed.wrapping_add(game)) {
                 Ok(Some(played)) => played,

@@ -2,7 +2,7 @@
 //! (stdin, stdout and stderr all the terminal), everything it draws captured.
 //! The piped side of each promise is tested where the command is.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
@@ -12,6 +12,12 @@ use crate::util::root;
 /// Runs the binary with `args` under a pseudo-terminal of 120 columns, from
 /// `dir`; returns its exit code and every byte it wrote to the terminal.
 fn at_terminal(args: &[&str], dir: &Path) -> (u32, String) {
+    typing_at_terminal(args, dir, "")
+}
+
+/// As [`at_terminal`], with `typed` typed at the terminal as the program
+/// starts (the terminal echoes it, so it is among the bytes returned).
+fn typing_at_terminal(args: &[&str], dir: &Path, typed: &str) -> (u32, String) {
     let pty = native_pty_system()
         .openpty(PtySize { rows: 40, cols: 120, pixel_width: 0, pixel_height: 0 })
         .expect("a pseudo-terminal");
@@ -20,6 +26,9 @@ fn at_terminal(args: &[&str], dir: &Path) -> (u32, String) {
     command.cwd(dir);
     let mut child = pty.slave.spawn_command(command).expect("the binary starts");
     drop(pty.slave);
+    let mut keyboard = pty.master.take_writer().expect("a writer");
+    keyboard.write_all(typed.as_bytes()).expect("typing");
+    keyboard.flush().expect("typing");
     let mut reader = pty.master.try_clone_reader().expect("a reader");
     let mut seen = Vec::new();
     let mut buffer = [0; 4096];
@@ -64,4 +73,18 @@ fn a_long_search_shows_a_spinner_on_a_terminal() {
 fn a_short_search_shows_no_spinner() {
     let (code, seen) = at_terminal(&["hint", "fixtures/classic/no-moves.txt"], root());
     assert_eq!((code, seen.as_str()), (0, "1 draw\r\n"));
+}
+
+#[test]
+fn smalltalk_clears_the_screen_before_each_board_on_a_terminal_only() {
+    let clear = ttt_referee::play::smalltalk::CLEAR_SCREEN;
+    let args = ["play", "--profile", "smalltalk", "--seed", "3"];
+    let (code, seen) = typing_at_terminal(&args, root(), "computer\ncomputer\n");
+    assert_eq!(code, 0, "{seen:?}");
+    // The empty board, then one board per move: nine moves in this game.
+    assert_eq!(seen.matches(clear).count(), 10, "{seen:?}");
+    assert!(seen.ends_with("It's a tie!\r\n"), "{seen:?}");
+    let piped = crate::util::referee().args(args).write_stdin("computer\ncomputer\n").output().unwrap();
+    let piped = String::from_utf8(piped.stdout).unwrap();
+    assert!(piped.ends_with("It's a tie!\n") && !piped.contains('\x1b'), "{piped:?}");
 }
