@@ -134,6 +134,8 @@ fn console_script() -> impl Strategy<Value = String> {
         "0, 1",
         "2,2",
         "abc",
+        "human",
+        "c",
         "é",
         "\u{a0}",
     ]);
@@ -141,8 +143,16 @@ fn console_script() -> impl Strategy<Value = String> {
     let word = prop_oneof![3 => prop::sample::select(vec!["0", "1", "2", "3", "5", "7"]), 1 => word];
     let separator = prop::sample::select(vec![" ", "\n", "\r\n", "\t"]);
     // Often a good start, so that games get played: a size for xtreme, a
-    // whole setup for extended.
-    let start = prop::sample::select(vec!["", "3\n", "2 X O 3 3 3 f\n", "3\nA\nB\nC\n4\n3\n3\nm\n"]);
+    // whole setup for extended, the players for smalltalk.
+    let start = prop::sample::select(vec![
+        "",
+        "3\n",
+        "2 X O 3 3 3 f\n",
+        "3\nA\nB\nC\n4\n3\n3\nm\n",
+        "human\ncomputer\n",
+        "H\nh\n",
+        "c\nC\n",
+    ]);
     (start, prop::collection::vec((word, separator), 0..120)).prop_map(|(start, parts)| {
         let mut script = start.to_owned();
         script.extend(parts.into_iter().flat_map(|(w, s)| [w, s]));
