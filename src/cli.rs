@@ -6,6 +6,7 @@
 
 mod check_cmd;
 mod gen_cmd;
+mod grade_cmd;
 mod hint_cmd;
 mod play_cmd;
 
@@ -26,6 +27,7 @@ use crate::movefile::ParseError;
 use crate::output::{Durability, Staged};
 use crate::referee::{self, Format, Options, RefereeError, Report};
 use crate::render::Style;
+use crate::sandbox;
 use crate::transcript::{Boards, Layout};
 
 /// Exit status of a successful run.
@@ -80,6 +82,9 @@ enum Command {
     /// Generate seeded move files (and their transcripts) for a test corpus.
     #[command(after_help = gen_cmd::AFTER_HELP)]
     Gen(gen_cmd::GenArgs),
+    /// Run students' programs against tests in a sandbox and report.
+    #[command(after_help = grade_cmd::AFTER_HELP)]
+    Grade(grade_cmd::GradeArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to complete for.
@@ -185,7 +190,6 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
     Ok((number(rows)?, number(cols)?))
 }
 
-/// Accepts a value that fits on one transcript line.
 /// A search time in seconds: a positive number, such as `5` or `0.5`.
 fn parse_seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
@@ -194,6 +198,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Accepts a value that fits on one transcript line.
 fn one_line(value: &str) -> Result<String, String> {
     if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }
 }
@@ -284,6 +289,13 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // The grader's guard is this binary in a hidden mode (see `sandbox`).
+    if let Some(stage) = args.get(1).and_then(|a| a.to_str())
+        && (stage == sandbox::GUARD_ARG || stage == sandbox::INIT_ARG)
+    {
+        sandbox::guard_main(stage, &args[2..]);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -298,6 +310,7 @@ where
         Some(Command::Gen(args)) => gen_cmd::run(&args),
         Some(Command::Hint(args)) => hint_cmd::run(&args),
         Some(Command::Play(args)) => play_cmd::run(&args),
+        Some(Command::Grade(args)) => grade_cmd::run(&args),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "ttt-referee", &mut io::stdout());
             Ok(EXIT_SUCCESS)

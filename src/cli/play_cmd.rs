@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
 use crate::output::{Durability, Staged};
-use crate::play::{PlayError, Profile, Side, Thinking};
+use crate::play::{self, PlayError, Profile, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
 
@@ -92,10 +92,7 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let terminal = io::stdout().is_terminal();
     let mut console =
         args.profile.console(sides, thinking, geometry, terminal, io::stdin().lock(), io::stdout().lock());
-    for number in 1u64.. {
-        let seed = args.seed.wrapping_add(2 * (number - 1));
-        // `None`: the input ended before a game began.
-        let Some(played) = console.game(seed).map_err(play_error)? else { break };
+    play::session(console.as_mut(), args.seed, |number, played| {
         let moves = played.move_file();
         if let Some(path) = &args.record {
             save(&numbered(path, number), moves.as_bytes())?;
@@ -106,11 +103,15 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
                 .map_err(|e| CliError::Message(format!("the recorded game does not referee: {e}")))?;
             save(&numbered(path, number), &transcript)?;
         }
-        if !played.is_finished() || !console.again().map_err(play_error)? {
-            break;
-        }
-    }
+        Ok::<(), CliError>(())
+    })?;
     Ok(EXIT_SUCCESS)
+}
+
+impl From<PlayError> for CliError {
+    fn from(error: PlayError) -> CliError {
+        play_error(error)
+    }
 }
 
 fn play_error(error: PlayError) -> CliError {

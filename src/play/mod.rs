@@ -184,6 +184,28 @@ pub trait Console {
     fn again(&mut self) -> Result<bool, PlayError>;
 }
 
+/// Plays games on `console` as `play` does, until the input ends or a
+/// player declines another: game N's engines are seeded with
+/// `seed + 2(N-1)`, and `each` receives every game played, numbered from 1.
+///
+/// # Errors
+/// The console's errors, or the first error `each` returns.
+pub fn session<E: From<PlayError>>(
+    console: &mut dyn Console,
+    seed: u64,
+    mut each: impl FnMut(u64, &Played) -> Result<(), E>,
+) -> Result<(), E> {
+    for number in 1u64.. {
+        // `None`: the input ended before a game began.
+        let Some(played) = console.game(seed.wrapping_add(2 * (number - 1)))? else { break };
+        each(number, &played)?;
+        if !played.is_finished() || !console.again()? {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// The default console: the classic board and square numbers.
 struct Plain<R, W> {
     sides: [Side; 2],

@@ -1,0 +1,341 @@
+//! The reports of a grading run: a table for the terminal, and files for
+//! gradebooks (CSV), tools (JSON), CI (`JUnit` XML), Gradescope and people
+//! (one HTML page). Each writer writes to any `io::Write`; the caller makes
+//! the files appear whole.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use serde::Serialize;
+
+use super::{SubmissionResult, TestResult, Verdict};
+
+/// Scores as reports print them: at most two decimals, no trailing zeros.
+#[must_use]
+pub fn score(value: f64) -> String {
+    let text = format!("{value:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// The terminal's table: submission, score, tests, then a count per verdict.
+pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
+    let width =
+        results.iter().map(|r| r.submission.chars().count()).max().unwrap_or(0).max("submission".len());
+    write!(out, "{:<width$}  {:>6}  {:>5}", "submission", "score", "tests")?;
+    for verdict in Verdict::ALL {
+        write!(out, "  {}", verdict.name())?;
+    }
+    writeln!(out)?;
+    for r in results {
+        write!(out, "{:<width$}  {:>6}  {:>5}", r.submission, score(r.score), r.tests.len())?;
+        for verdict in Verdict::ALL {
+            write!(out, "  {:>w$}", r.count(verdict), w = verdict.name().len())?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// A CSV field, quoted when it needs to be.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// `grades.csv`: `submission,score,tests,passed`, then a column per test
+/// holding its verdict — the shape a gradebook import wants.
+pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write) -> io::Result<()> {
+    let mut line = String::from("submission,score,tests,passed");
+    for test in tests {
+        line.push(',');
+        line.push_str(&field(test));
+    }
+    writeln!(out, "{line}")?;
+    for r in results {
+        let mut line = format!(
+            "{},{},{},{}",
+            field(&r.submission),
+            score(r.score),
+            r.tests.len(),
+            r.count(Verdict::Pass)
+        );
+        for t in &r.tests {
+            let _ = write!(line, ",{}", t.verdict.name());
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// `results.json`: every submission and test (FORMAT.md has the schema).
+pub fn json(results: &[SubmissionResult], limits: &super::Limits, out: &mut impl Write) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        version: u32,
+        limits: LimitsShown,
+        submissions: &'a [SubmissionResult],
+    }
+    #[derive(Serialize)]
+    struct LimitsShown {
+        wall_seconds: f64,
+        cpu_seconds: f64,
+        memory_mb: u64,
+        output_mb: u64,
+        processes: u64,
+    }
+    let document = Document {
+        version: 1,
+        limits: LimitsShown {
+            wall_seconds: limits.wall.as_secs_f64(),
+            cpu_seconds: limits.cpu.as_secs_f64(),
+            memory_mb: limits.memory >> 20,
+            output_mb: limits.output >> 20,
+            processes: limits.processes,
+        },
+        submissions: results,
+    };
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)
+}
+
+/// `junit.xml`: a suite per submission, a test case per test
+/// (`classname` the submission, `name` the test); failures carry the
+/// verdict and the first difference.
+pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new("ttt-referee grade");
+    for r in results {
+        let mut suite = TestSuite::new(r.submission.as_str());
+        for t in &r.tests {
+            let status = if t.verdict == Verdict::Pass {
+                TestCaseStatus::success()
+            } else {
+                let kind =
+                    if t.verdict == Verdict::Wrong { NonSuccessKind::Failure } else { NonSuccessKind::Error };
+                let mut status = TestCaseStatus::non_success(kind);
+                status.set_type(t.verdict.name());
+                status.set_message(format!("{}: {}", t.verdict, t.detail));
+                if let Some(d) = &t.first_difference {
+                    status.set_description(d.to_string());
+                }
+                status
+            };
+            let mut case = TestCase::new(t.test.as_str(), status);
+            case.set_classname(r.submission.as_str());
+            case.set_time(Duration::from_secs_f64(t.wall));
+            suite.add_test_case(case);
+        }
+        if let Some(log) = &r.build_log {
+            suite.set_system_out(log.as_str());
+        }
+        report.add_test_suite(suite);
+    }
+    report.serialize(&mut *out).map_err(io::Error::other)
+}
+
+/// Gradescope's `results.json` for one submission.
+pub fn gradescope(result: &SubmissionResult, out: &mut impl Write) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Results<'a> {
+        score: f64,
+        output: String,
+        tests: Vec<Case<'a>>,
+    }
+    #[derive(Serialize)]
+    struct Case<'a> {
+        name: &'a str,
+        score: f64,
+        max_score: f64,
+        status: &'static str,
+        output: String,
+        visibility: &'static str,
+    }
+    let per_test = if result.tests.is_empty() {
+        0.0
+    } else {
+        #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
+        let n = result.tests.len() as f64;
+        100.0 / n
+    };
+    let tests = result
+        .tests
+        .iter()
+        .map(|t| Case {
+            name: &t.test,
+            score: t.score * per_test,
+            max_score: per_test,
+            status: if t.verdict == Verdict::Pass { "passed" } else { "failed" },
+            output: case_output(t),
+            visibility: "visible",
+        })
+        .collect();
+    let output = if result.build_failed {
+        format!("The build failed:\n{}", result.build_log.as_deref().unwrap_or(""))
+    } else {
+        format!("{} of {} tests passed.", result.count(Verdict::Pass), result.tests.len())
+    };
+    serde_json::to_writer_pretty(&mut *out, &Results { score: result.score, output, tests })?;
+    writeln!(out)
+}
+
+fn case_output(t: &TestResult) -> String {
+    let mut text = format!("{}: {}", t.verdict, t.detail);
+    if let Some(d) = &t.first_difference {
+        let _ = write!(text, "\n{d}");
+    }
+    text
+}
+
+/// The colour of a verdict on the page.
+fn colour(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass => "#2e7d32",
+        Verdict::Wrong => "#c62828",
+        Verdict::NoOutput => "#6d4c41",
+        Verdict::TimeLimit => "#ef6c00",
+        Verdict::Crashed => "#6a1b9a",
+        Verdict::OutputLimit => "#ad1457",
+        Verdict::BuildFailed => "#424242",
+    }
+}
+
+const STYLE: &str = "
+body { font: 15px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { padding: .3em .7em; border: 1px solid #ddd; text-align: left; vertical-align: top; }
+th.sort { cursor: pointer; background: #f3f3f3; user-select: none; }
+th.sort::after { content: ' \\2195'; color: #999; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.verdict { color: #fff; border-radius: .3em; padding: .1em .5em; font-size: .9em; white-space: nowrap; }
+.bar { display: flex; height: .8em; width: 14em; border-radius: .3em; overflow: hidden; background: #eee; }
+.diff { display: grid; grid-template-columns: 1fr 1fr; gap: .5em; margin: .5em 0 1.5em; }
+.diff pre { margin: 0; padding: .5em; background: #fafafa; border: 1px solid #ddd; overflow-x: auto; font-size: .85em; }
+.diff .bad { background: #ffd7d7; display: block; }
+.diff h4 { margin: 0 0 .2em; font-size: .9em; }
+details > summary { cursor: pointer; }
+";
+
+const SCRIPT: &str = "
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  table.querySelectorAll('th.sort').forEach(function (th, column) {
+    th.addEventListener('click', function () {
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      var down = th.dataset.order !== 'asc';
+      th.dataset.order = down ? 'asc' : 'desc';
+      rows.sort(function (a, b) {
+        var x = a.cells[column].dataset.key, y = b.cells[column].dataset.key;
+        var nx = parseFloat(x), ny = parseFloat(y);
+        var c = (isNaN(nx) || isNaN(ny)) ? x.localeCompare(y) : nx - ny;
+        return down ? c : -c;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+document.body.dataset.ready = 'yes';
+";
+
+fn verdict_badge(verdict: Verdict) -> Markup {
+    html! { span.verdict style={ "background:" (colour(verdict)) } { (verdict.name()) } }
+}
+
+/// Expected and actual side by side, the lines that differ marked.
+fn side_by_side(t: &TestResult) -> Markup {
+    let expected: Vec<&str> = t.expected.lines().collect();
+    let actual: Vec<&str> = t.actual.lines().collect();
+    let normal = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let differs = |i: usize| expected.get(i).map(|s| normal(s)) != actual.get(i).map(|s| normal(s));
+    let column = |lines: &[&str]| {
+        html! {
+            @for (i, line) in lines.iter().enumerate() {
+                @if differs(i) { span.bad { (line) "\n" } } @else { (line) "\n" }
+            }
+        }
+    };
+    html! {
+        div.diff {
+            div { h4 { "expected" } pre { (column(&expected)) } }
+            div { h4 { "the program's answer" } pre { (column(&actual)) } }
+        }
+    }
+}
+
+/// `report.html`: one self-contained page — a sortable overview coloured by
+/// verdict, then each submission's tests, a wrong answer shown beside the
+/// expected one.
+pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl Write) -> io::Result<()> {
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "Grades — ttt-referee" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                h1 { "Grades" }
+                p { (results.len()) " submissions, "
+                    (results.first().map_or(0, |r| r.tests.len())) " tests each. Click a column to sort." }
+                table.sortable #overview {
+                    thead { tr {
+                        th.sort { "submission" } th.sort { "score" } th { "verdicts" }
+                        @for v in Verdict::ALL { th.sort { (v.name()) } }
+                    } }
+                    tbody {
+                        @for r in results {
+                            tr {
+                                td data-key=(r.submission) { a href={ "#s-" (anchor(&r.submission)) } { (r.submission) } }
+                                td.num data-key=(score(r.score)) { (score(r.score)) }
+                                td data-key=(score(r.score)) { div.bar {
+                                    @for v in Verdict::ALL {
+                                        @let n = r.count(v);
+                                        @if n > 0 {
+                                            span title={ (n) " " (v.name()) } style={ "flex:" (n) ";background:" (colour(v)) } {}
+                                        }
+                                    }
+                                } }
+                                @for v in Verdict::ALL { td.num data-key=(r.count(v)) { (r.count(v)) } }
+                            }
+                        }
+                    }
+                }
+                details { summary { "Protections in force during this run" } pre { (protections) } }
+                @for r in results {
+                    h2 #{ "s-" (anchor(&r.submission)) } { (r.submission) " — " (score(r.score)) }
+                    @if let Some(log) = &r.build_log {
+                        details open[r.build_failed] { summary { "build log" } pre { (log) } }
+                    }
+                    table {
+                        thead { tr { th { "test" } th { "verdict" } th { "detail" } th { "time (s)" } } }
+                        tbody {
+                            @for t in &r.tests {
+                                tr {
+                                    td { (t.test) } td { (verdict_badge(t.verdict)) } td { (t.detail) }
+                                    td.num { (format!("{:.3}", t.wall)) }
+                                }
+                            }
+                        }
+                    }
+                    @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong) {
+                        h3 { (t.test) } (side_by_side(t))
+                    }
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    };
+    out.write_all(page.into_string().as_bytes())
+}
+
+/// A name made safe for an HTML id.
+fn anchor(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+}
