@@ -46,6 +46,7 @@ Examples:
   ttt-referee gen --count 20 --seed 7 --out-dir corpus/ --with-transcripts
   ttt-referee hint TTTmoves.txt              the best square for the side to move
   ttt-referee play --o perfect --record game.txt -o transcript.txt
+  ttt-referee grade --tests tests/ --build 'g++ -O2 -o prog *.cpp' students/*
 
 Exit status: 0 success, 1 differences found by check, 2 usage error,
 unreadable or malformed input, or an I/O failure.";

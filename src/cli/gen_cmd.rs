@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
 use crate::corpus::{GenOptions, move_file};
+use crate::play::{Profile, scripts};
 use crate::referee::{self, Format};
 
 pub(super) const AFTER_HELP: &str = "\
@@ -16,7 +17,11 @@ gets its transcript beside it as game-0001.expected. The same seed always gives
 the same files, and file N does not depend on --count. Any 8 consecutive files
 cover every ending (a win by each of the first two players, Cat, moves running
 out) with either player moving first, and every file holds every violation its
-game allows.";
+game allows.
+
+With --profile P it writes typed scripts for that console instead,
+session-0001.stdin, ...: each plays one game to its end with some refused
+answers on the way, for `grade --profile P`.";
 
 #[derive(Debug, Args)]
 pub(super) struct GenArgs {
@@ -43,6 +48,10 @@ pub(super) struct GenArgs {
     #[arg(long)]
     with_transcripts: bool,
 
+    /// Write typed scripts for this console profile instead of move files.
+    #[arg(long, value_enum, value_name = "P", conflicts_with_all = ["with_transcripts", "players", "board", "win"])]
+    profile: Option<Profile>,
+
     #[command(flatten)]
     layout: LayoutArgs,
 }
@@ -53,6 +62,14 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
     let referee_options = args.layout.options(Format::Text);
     fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;
     let digits = args.count.to_string().len().max(4);
+    if let Some(profile) = args.profile {
+        for index in 0..args.count {
+            let path = args.out_dir.join(format!("session-{:0digits$}.stdin", index + 1));
+            fs::write(&path, scripts::script(profile, args.seed, index))
+                .map_err(|source| CliError::write(&path, source))?;
+        }
+        return Ok(EXIT_SUCCESS);
+    }
     for index in 0..args.count {
         let text = move_file(&options, index);
         let path = args.out_dir.join(format!("game-{:0digits$}.txt", index + 1));

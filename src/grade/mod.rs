@@ -32,7 +32,8 @@ pub enum Io {
         /// The transcript's name in the run directory.
         output: String,
     },
-    /// The test is copied in under its own name; the answer is standard output.
+    /// The test is `TTTmoves.txt` and standard input; the answer is
+    /// standard output.
     Stdout,
     /// `{moves}` and `{out}` in the run command are the test's and the
     /// answer's paths.
@@ -185,6 +186,11 @@ impl SubmissionResult {
         self.tests.iter().filter(|t| t.verdict == verdict).count()
     }
 }
+
+/// The test's name in the run directory unless `--input-name` says otherwise.
+pub const DEFAULT_INPUT: &str = "TTTmoves.txt";
+/// The answer's name in the run directory unless `--output-name` says otherwise.
+pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";
 
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
@@ -357,31 +363,36 @@ fn run_test(
     let dir = area.join("run");
     fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     copy_tree(build, &dir).map_err(io_error(&dir))?;
-    let mut run = options.run.clone();
-    let mut stdin = None;
-    let answer = match &options.io {
-        Io::Files { input, output } => {
-            fs::write(dir.join(input), &test.input).map_err(io_error(&dir))?;
-            Some(dir.join(output))
+    // The test is in the run directory under the input name in every mode
+    // but a console's; `{moves}` and `{out}` in the command are its path and
+    // the answer's.
+    let input_name = match &options.io {
+        Io::Files { input, .. } => input.clone(),
+        _ => DEFAULT_INPUT.to_owned(),
+    };
+    let moves = dir.join(&input_name);
+    let out = dir.join(match &options.io {
+        Io::Files { output, .. } => output.as_str(),
+        _ => DEFAULT_OUTPUT,
+    });
+    let run = options
+        .run
+        .replace("{moves}", &shell_words::quote(&moves.to_string_lossy()))
+        .replace("{out}", &shell_words::quote(&out.to_string_lossy()));
+    let (stdin, answer) = match &options.io {
+        Io::Files { .. } | Io::Args => {
+            fs::write(&moves, &test.input).map_err(io_error(&moves))?;
+            (None, Some(out))
         }
+        // The move file is also the program's standard input.
         Io::Stdout => {
-            fs::write(dir.join(&test.name), &test.input).map_err(io_error(&dir))?;
-            None
-        }
-        Io::Args => {
-            let moves = dir.join(&test.name);
-            let out = dir.join("transcript.out");
-            fs::write(&moves, &test.input).map_err(io_error(&dir))?;
-            run = run
-                .replace("{moves}", &shell_words::quote(&moves.to_string_lossy()))
-                .replace("{out}", &shell_words::quote(&out.to_string_lossy()));
-            Some(out)
+            fs::write(&moves, &test.input).map_err(io_error(&moves))?;
+            (Some(moves), None)
         }
         Io::Console => {
             let script = area.join("stdin");
             fs::write(&script, &test.input).map_err(io_error(&script))?;
-            stdin = Some(script);
-            None
+            (Some(script), None)
         }
     };
     sandbox::hand_over(area).map_err(io_error(area))?;

@@ -7,6 +7,7 @@
 //! one, or a seed program's own prompts and messages.
 
 pub mod extended;
+pub mod scripts;
 pub mod smalltalk;
 pub mod uri;
 pub mod xtreme;

@@ -10,5 +10,6 @@ mod layering;
 mod output;
 mod peers;
 mod properties;
+mod sandbox;
 mod terminal;
 mod util;

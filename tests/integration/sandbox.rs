@@ -1,0 +1,455 @@
+//! `grade` against hostile programs: each is a small C program built by the
+//! grader (`cc`, the compiler Rust links with), and each is bounded in its
+//! own damage even when run unconfined: capped children with an alarm,
+//! output and memory capped, writes only into temporary directories, a TCP
+//! connection only to the test's own listener.
+
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::util::referee;
+
+/// A grading area: tests, submissions and reports under one temporary
+/// directory.
+struct Area {
+    dir: TempDir,
+}
+
+impl Area {
+    /// An area with `tests` generated move files.
+    fn new(tests: u64) -> Area {
+        let dir = tempfile::tempdir().unwrap();
+        referee()
+            .args(["gen", "--seed", "5", "--count", &tests.to_string(), "--out-dir"])
+            .arg(dir.path().join("tests"))
+            .assert()
+            .success();
+        Area { dir }
+    }
+
+    fn tests(&self) -> PathBuf {
+        self.dir.path().join("tests")
+    }
+
+    /// A submission named `name` holding `files`.
+    fn submission(&self, name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir = self.dir.path().join("subs").join(name);
+        fs::create_dir_all(&dir).unwrap();
+        for (file, text) in files {
+            fs::write(dir.join(file), text).unwrap();
+        }
+        dir
+    }
+
+    /// A C submission: `main.c` is `source`.
+    fn c(&self, name: &str, source: &str) -> PathBuf {
+        self.submission(name, &[("main.c", source)])
+    }
+
+    /// Grades `subs` (built with `cc`) with `extra` options; returns the exit
+    /// status, results.json, and standard output and error.
+    fn grade(&self, subs: &[&Path], extra: &[&str]) -> Graded {
+        let build = format!("cc -O1 -o prog main.c {}", cflags(self));
+        let mut args = vec!["--build", &build, "--time", "1"];
+        args.extend(extra);
+        self.grade_as(subs, &args)
+    }
+
+    /// Grades `subs` with exactly `args` (besides the tests and the report).
+    fn grade_as(&self, subs: &[&Path], args: &[&str]) -> Graded {
+        let report = self.dir.path().join("report");
+        let _ = fs::remove_dir_all(&report);
+        let output = referee()
+            .arg("grade")
+            .arg("--tests")
+            .arg(self.tests())
+            .arg("--report")
+            .arg(&report)
+            .args(args)
+            .args(subs)
+            .output()
+            .unwrap();
+        let results = fs::read(report.join("results.json")).map(|b| serde_json::from_slice(&b).unwrap());
+        Graded {
+            status: output.status.code(),
+            results: results.unwrap_or(Value::Null),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            report,
+        }
+    }
+}
+
+/// Defines the C programs may use: where the tests are.
+fn cflags(area: &Area) -> String {
+    format!("-DTESTS='\"{}\"'", area.tests().display())
+}
+
+struct Graded {
+    status: Option<i32>,
+    results: Value,
+    stdout: String,
+    stderr: String,
+    report: PathBuf,
+}
+
+impl Graded {
+    fn submission(&self, index: usize) -> &Value {
+        &self.results["submissions"][index]
+    }
+
+    /// Each test's verdict for submission `index`.
+    fn verdicts(&self, index: usize) -> Vec<String> {
+        self.submission(index)["tests"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no results: {}\n{}", self.stdout, self.stderr))
+            .iter()
+            .map(|t| t["verdict"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn test(&self, index: usize, test: usize) -> &Value {
+        &self.submission(index)["tests"][test]
+    }
+
+    /// Whether the grading run said this protection is in force.
+    fn in_force(&self, name: &str) -> bool {
+        self.stderr.lines().any(|l| l.contains("in force") && l.contains(name))
+    }
+}
+
+/// Whether any process on the machine is named `tag` (`/proc/*/comm`).
+fn alive(tag: &str) -> bool {
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .any(|e| fs::read_to_string(e.path().join("comm")).is_ok_and(|c| c.trim() == tag))
+}
+
+/// Sets the calling process's name to `tag`, so that tests can look for it.
+const NAME_ITSELF: &str = "#include <sys/prctl.h>\n#define NAME(tag) prctl(PR_SET_NAME, tag)\n";
+
+#[test]
+fn an_infinite_loop_and_a_sleeper_hit_the_time_limit_and_are_killed_in_time() {
+    let area = Area::new(1);
+    let looping = area.c("looping", "int main(void) { for (;;) {} }");
+    let sleeper = area.c("sleeper", "#include <unistd.h>\nint main(void) { sleep(30); return 0; }");
+    let graded = area.grade(&[&looping, &sleeper], &[]);
+    assert_eq!(graded.status, Some(1));
+    assert_eq!(graded.verdicts(0), ["time-limit"]);
+    assert_eq!(graded.verdicts(1), ["time-limit"]);
+    for sub in 0..2 {
+        let wall = graded.test(sub, 0)["wall"].as_f64().unwrap();
+        assert!(wall < 1.5, "killed {wall} s after it started; the limit is 1 s");
+    }
+}
+
+#[test]
+fn a_daemon_dies_with_its_run() {
+    let area = Area::new(1);
+    let tag = "ttt-daemon-test";
+    let source = format!(
+        "{NAME_ITSELF}#include <unistd.h>\nint main(void) {{\n  if (fork() == 0) {{ setsid(); if (fork() == 0) {{ NAME(\"{tag}\"); sleep(30); _exit(0); }} _exit(0); }}\n  sleep(0); return 0;\n}}\n"
+    );
+    let daemon = area.c("daemon", &source);
+    let graded = area.grade(&[&daemon], &[]);
+    assert_eq!(graded.verdicts(0), ["no-output"]);
+    if graded.in_force("PID namespace") {
+        assert!(!alive(tag), "the daemon outlived its run");
+    }
+}
+
+#[test]
+fn a_swarm_of_busy_children_is_stopped_and_gone() {
+    let area = Area::new(1);
+    let tag = "ttt-swarm-test";
+    // 16 children at most, each ending itself after 10 s even unconfined.
+    let source = format!(
+        "{NAME_ITSELF}#include <unistd.h>\nint main(void) {{\n  for (int i = 0; i < 16; i++) if (fork() == 0) {{ NAME(\"{tag}\"); alarm(10); for (;;) {{}} }}\n  alarm(10); for (;;) {{}}\n}}\n"
+    );
+    let swarm = area.c("swarm", &source);
+    let graded = area.grade(&[&swarm], &["--processes", "8"]);
+    assert_eq!(graded.verdicts(0), ["time-limit"]);
+    assert!(graded.test(0, 0)["wall"].as_f64().unwrap() < 1.5);
+    assert!(!alive(tag), "a child of the swarm outlived its run");
+}
+
+#[test]
+fn floods_to_standard_output_and_to_the_answer_file_hit_the_output_limit() {
+    let area = Area::new(1);
+    // 64 MB at most, in 64 KB writes.
+    let flood = |target: &str| {
+        format!(
+            "#include <stdio.h>\n#include <string.h>\nint main(void) {{\n  static char b[65536]; memset(b, 'x', sizeof b);\n  FILE *f = {target};\n  for (int i = 0; i < 1024; i++) fwrite(b, 1, sizeof b, f);\n  return 0;\n}}\n"
+        )
+    };
+    let to_file = area.c("to-file", &flood("fopen(\"TTTgame.txt\", \"w\")"));
+    let graded = area.grade(&[&to_file], &["--output-limit", "1"]);
+    assert_eq!(graded.verdicts(0), ["output-limit"]);
+
+    let to_stdout = area.c("to-stdout", &flood("stdout"));
+    let graded = area.grade(&[&to_stdout], &["--output-limit", "1", "--io", "stdout"]);
+    assert_eq!(graded.verdicts(0), ["output-limit"]);
+
+    // Many files, each under the limit, together over it.
+    let many = area.c(
+        "many-files",
+        "#include <stdio.h>\n#include <string.h>\nint main(void) {\n  static char b[65536]; memset(b, 'x', sizeof b); char name[32];\n  for (int n = 0; n < 40; n++) { sprintf(name, \"f%d\", n); FILE *f = fopen(name, \"w\"); for (int i = 0; i < 8; i++) fwrite(b, 1, sizeof b, f); fclose(f); }\n  return 0;\n}\n",
+    );
+    let graded = area.grade(&[&many], &["--output-limit", "1"]);
+    assert_eq!(graded.verdicts(0), ["output-limit"]);
+}
+
+#[test]
+fn a_memory_hog_crashes_at_the_memory_limit_and_the_report_says_so() {
+    let area = Area::new(1);
+    // 2 GB at most, touched 16 MB at a time.
+    let hog = area.c(
+        "hog",
+        "#include <stdlib.h>\n#include <string.h>\nint main(void) {\n  for (int i = 0; i < 128; i++) { char *p = malloc(16 << 20); memset(p, 1, 16 << 20); }\n  return 0;\n}\n",
+    );
+    let graded = area.grade(&[&hog], &["--memory", "128"]);
+    assert_eq!(graded.verdicts(0), ["crashed"]);
+    let detail = graded.test(0, 0)["detail"].as_str().unwrap();
+    assert!(detail.contains("SIGSEGV") && detail.contains("memory"), "{detail}");
+}
+
+#[test]
+fn an_escape_attempt_touches_nothing_outside_its_directory() {
+    let area = Area::new(1);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let before: Vec<_> = fs::read_dir(area.tests()).unwrap().map(|e| e.unwrap().path()).collect();
+    let test_file = before[0].clone();
+    let test_bytes = fs::read(&test_file).unwrap();
+    // It counts its successes and exits with that count; it writes nothing
+    // into its own directory, so a run that achieved nothing is no-output.
+    let source = format!(
+        r#"#include <fcntl.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+int main(void) {{
+  int won = 0, fd;
+  if ((fd = open("../escaped", O_WRONLY | O_CREAT, 0644)) >= 0) {{ won++; close(fd); }}
+  if ((fd = open(TESTS "/planted.txt", O_WRONLY | O_CREAT, 0644)) >= 0) {{ won++; close(fd); }}
+  if ((fd = open("{test}", O_WRONLY | O_APPEND)) >= 0) {{ won++; write(fd, "X 1\n", 4); close(fd); }}
+  if ((fd = open("{test}", O_RDONLY)) >= 0) {{ won++; close(fd); }}
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {{ .sin_family = AF_INET, .sin_port = htons({port}), .sin_addr.s_addr = htonl(0x7f000001) }};
+  if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0) won++;
+  return won;
+}}
+"#,
+        test = test_file.display(),
+    );
+    let escape = area.c("escape", &source);
+    let graded = area.grade(&[&escape], &[]);
+    assert!(graded.in_force("Landlock"), "{}", graded.stderr);
+    assert_eq!(graded.verdicts(0), ["no-output"], "{}", graded.test(0, 0));
+    let after: Vec<_> = fs::read_dir(area.tests()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(before, after, "a file appeared among the tests");
+    assert_eq!(fs::read(&test_file).unwrap(), test_bytes, "a test was changed");
+    assert!(listener.accept().is_err(), "the program reached the network");
+}
+
+#[test]
+fn crashes_and_exits_are_told_apart() {
+    let area = Area::new(1);
+    let segv = area.c("segv", "int main(void) { *(volatile int *)0 = 1; return 0; }");
+    let abort = area.c("abort", "#include <stdlib.h>\nint main(void) { abort(); }");
+    let three = area.c("exit-3", "int main(void) { return 3; }");
+    let nothing = area.c("nothing", "int main(void) { return 0; }");
+    let broken = area.c("broken", "int main(void) { return }");
+    let graded = area.grade(&[&segv, &abort, &three, &nothing, &broken], &[]);
+    assert_eq!(graded.status, Some(1));
+    let detail = |sub| graded.test(sub, 0)["detail"].as_str().unwrap().to_owned();
+    assert_eq!(graded.verdicts(0), ["crashed"]);
+    assert_eq!(graded.test(0, 0)["signal"], "SIGSEGV");
+    assert_eq!(graded.verdicts(1), ["crashed"]);
+    assert_eq!(graded.test(1, 0)["signal"], "SIGABRT", "{}", detail(1));
+    assert_eq!(graded.verdicts(2), ["crashed"]);
+    assert_eq!(graded.test(2, 0)["exit_status"], 3);
+    assert_eq!(detail(2), "exited with status 3");
+    assert_eq!(graded.verdicts(3), ["no-output"]);
+    assert_eq!(graded.verdicts(4), ["build-failed"]);
+    assert!(graded.submission(4)["build_log"].as_str().unwrap().contains("error"));
+}
+
+#[test]
+fn the_grader_says_what_protects_the_runs() {
+    let area = Area::new(1);
+    let nothing = area.c("nothing", "int main(void) { return 0; }");
+    let graded = area.grade(&[&nothing], &[]);
+    assert!(graded.stderr.starts_with("ttt-referee: grading with these protections:\n"), "{}", graded.stderr);
+    for name in ["limits", "environment", "process group", "PID namespace", "network", "Landlock", "not root"]
+    {
+        assert!(graded.stderr.contains(name), "{name} is not mentioned:\n{}", graded.stderr);
+    }
+    assert!(graded.report.join("report.html").is_file());
+}
+
+/// A submission that is ttt-referee itself (as `ttt`) behind `run.sh`.
+fn referee_submission(area: &Area, name: &str, script: &str) -> PathBuf {
+    let dir = area.submission(name, &[("run.sh", script)]);
+    fs::copy(env!("CARGO_BIN_EXE_ttt-referee"), dir.join("ttt")).unwrap();
+    dir
+}
+
+#[test]
+fn right_spaced_and_subtly_wrong_answers_get_exactly_their_verdicts() {
+    let area = Area::new(4);
+    let right = referee_submission(&area, "right", "./ttt TTTmoves.txt -o TTTgame.txt\n");
+    let spaced =
+        referee_submission(&area, "spaced", "./ttt TTTmoves.txt | sed 's/ /   /g; s/$/  /' > TTTgame.txt\n");
+    let subtle = referee_submission(
+        &area,
+        "subtle",
+        "./ttt TTTmoves.txt | sed 's/^Winner: X$/Winner: O/' > TTTgame.txt\n",
+    );
+    // Which tests X wins, from the referee's own transcripts.
+    let mut names: Vec<PathBuf> = fs::read_dir(area.tests()).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    let x_wins: Vec<bool> = names
+        .iter()
+        .map(|path| {
+            let out = referee().arg(path).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).contains("\nWinner: X\n")
+        })
+        .collect();
+    assert!(x_wins.contains(&true) && x_wins.contains(&false), "the tests need both kinds: {x_wins:?}");
+
+    let graded = area.grade_as(&[&right, &spaced, &subtle], &["--run", "sh run.sh", "--partial"]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    assert!(graded.verdicts(0).iter().all(|v| v == "pass"));
+    assert!(graded.verdicts(1).iter().all(|v| v == "pass"), "tolerant comparison forgives spacing");
+    let expected: Vec<&str> = x_wins.iter().map(|&x| if x { "wrong" } else { "pass" }).collect();
+    assert_eq!(graded.verdicts(2), expected);
+    let wrong = x_wins.iter().position(|&x| x).unwrap();
+    let test = graded.test(2, wrong);
+    assert_eq!(test["first_difference"]["expected"][1], "Winner: X");
+    assert_eq!(test["first_difference"]["actual"][1], "Winner: O");
+    let (matched, lines) =
+        (test["lines_matched"][0].as_f64().unwrap(), test["lines_matched"][1].as_f64().unwrap());
+    assert!(
+        (test["score"].as_f64().unwrap() - matched / lines).abs() < 1e-9,
+        "--partial scores the share matched"
+    );
+    assert_eq!(graded.submission(0)["score"], 100.0);
+
+    // The gradebook: a column per test with its verdict.
+    let csv = fs::read_to_string(graded.report.join("grades.csv")).unwrap();
+    let mut rows = csv.lines();
+    let header = rows.next().unwrap();
+    assert!(header.starts_with("submission,score,tests,passed,game-0001.txt,"), "{header}");
+    assert_eq!(rows.next().unwrap(), "right,100,4,4,pass,pass,pass,pass");
+    let subtle = rows.nth(1).unwrap();
+    let passed = expected.iter().filter(|&&v| v == "pass").count();
+    assert!(
+        subtle.starts_with("subtle,") && subtle.ends_with(&format!(",4,{passed},{}", expected.join(","))),
+        "{subtle}"
+    );
+    // JUnit: a test case per submission and test; failures carry the difference.
+    let junit = fs::read_to_string(graded.report.join("junit.xml")).unwrap();
+    assert_eq!(junit.matches("<testcase ").count(), 12);
+    assert!(junit.contains(r#"classname="subtle""#) && junit.contains("<failure"));
+    assert!(junit.contains("Winner: O"));
+
+    // Exact comparison does not forgive spacing.
+    let graded = area.grade_as(&[&spaced], &["--run", "sh run.sh", "--exact"]);
+    assert!(graded.verdicts(0).iter().all(|v| v == "wrong"));
+}
+
+#[test]
+fn the_io_modes_hand_over_the_test_as_they_say() {
+    let area = Area::new(2);
+    let stdout = referee_submission(&area, "stdout", "./ttt TTTmoves.txt\n");
+    let graded = area.grade_as(&[&stdout], &["--run", "sh run.sh", "--io", "stdout"]);
+    assert_eq!(graded.verdicts(0), ["pass", "pass"], "{}", graded.stdout);
+    let stdin = referee_submission(&area, "stdin", "");
+    let graded = area.grade_as(&[&stdin], &["--run", "./ttt -", "--io", "stdout"]);
+    assert_eq!(graded.verdicts(0), ["pass", "pass"]);
+    let args = referee_submission(&area, "args", "");
+    let graded = area.grade_as(&[&args], &["--run", "./ttt {moves} -o {out}", "--io", "args"]);
+    assert_eq!(graded.verdicts(0), ["pass", "pass"]);
+    let named = referee_submission(&area, "named", "");
+    let graded = area.grade_as(
+        &[&named],
+        &["--run", "./ttt in.txt -o out.txt", "--input-name", "in.txt", "--output-name", "out.txt"],
+    );
+    assert_eq!(graded.verdicts(0), ["pass", "pass"]);
+    // Its answer in the wrong place is no answer.
+    let graded = area.grade_as(&[&named], &["--run", "./ttt TTTmoves.txt -o elsewhere.txt"]);
+    assert_eq!(graded.verdicts(0), ["no-output", "no-output"]);
+}
+
+#[test]
+fn a_console_program_is_graded_on_typed_scripts() {
+    let area = Area::new(0);
+    let scripts = area.tests();
+    referee()
+        .args(["gen", "--profile", "uri", "--count", "3", "--seed", "2", "--out-dir"])
+        .arg(&scripts)
+        .assert()
+        .success();
+    let console = referee_submission(&area, "console", "");
+    let graded = area.grade_as(&[&console], &["--profile", "uri", "--run", "./ttt play --profile uri"]);
+    assert_eq!(graded.status, Some(0), "{}{}", graded.stdout, graded.stderr);
+    assert_eq!(graded.verdicts(0), ["pass", "pass", "pass"]);
+    let graded = area.grade_as(&[&console], &["--profile", "uri", "--run", "./ttt play"]);
+    assert_eq!(graded.verdicts(0), ["wrong", "wrong", "wrong"]);
+}
+
+#[test]
+fn gradescope_and_the_html_page_carry_the_results_escaped() {
+    let area = Area::new(2);
+    let odd =
+        referee_submission(&area, "a<b>&c", "./ttt TTTmoves.txt | sed 's/Winner/Loser/' > TTTgame.txt\n");
+    let gradescope = area.dir.path().join("gradescope.json");
+    let graded =
+        area.grade_as(&[&odd], &["--run", "sh run.sh", "--gradescope", gradescope.to_str().unwrap()]);
+    let results: Value = serde_json::from_slice(&fs::read(&gradescope).unwrap()).unwrap();
+    assert_eq!(results["score"], 0.0);
+    assert_eq!(results["tests"].as_array().unwrap().len(), 2);
+    let first = &results["tests"][0];
+    assert_eq!(first["name"], "game-0001.txt");
+    assert_eq!(first["status"], "failed");
+    assert_eq!(first["max_score"], 50.0);
+    assert_eq!(first["visibility"], "visible");
+    assert!(first["output"].as_str().unwrap().contains("Loser"));
+    let page = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    assert!(page.contains("a&lt;b&gt;&amp;c") && !page.contains("a<b>"), "the name is escaped");
+    assert!(page.contains(r#"class="bad""#), "differing lines are marked");
+    // Gradescope takes one submission.
+    let other = referee_submission(&area, "other", "");
+    let graded = area.grade_as(&[&odd, &other], &["--gradescope", gradescope.to_str().unwrap()]);
+    assert_eq!(graded.status, Some(2));
+    assert!(graded.stderr.contains("--gradescope writes the results of one submission; 2 were given"));
+}
+
+#[test]
+fn grading_that_cannot_be_done_exits_2_and_says_why() {
+    let area = Area::new(1);
+    let sub = area.c("nothing", "int main(void) { return 0; }");
+    let empty = area.dir.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    let out = referee().arg("grade").arg("--tests").arg(&empty).arg(&sub).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no tests; expected files named *.txt"));
+    fs::write(area.tests().join("bad.txt"), "Game\nX: A O: B\n\n5\n").unwrap();
+    let out = referee().arg("grade").arg("--tests").arg(area.tests()).arg(&sub).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.txt:4: `5` has 1 field; expected a move with two"), "{stderr}");
+    let out =
+        referee().arg("grade").arg("--tests").arg(&empty).arg(area.tests().join("bad.txt")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a directory; expected a submission's directory")
+    );
+}
