@@ -453,3 +453,50 @@ fn grading_that_cannot_be_done_exits_2_and_says_why() {
         String::from_utf8_lossy(&out.stderr).contains("not a directory; expected a submission's directory")
     );
 }
+
+/// Waits up to 10 s for `done`, looking every 10 ms.
+fn eventually(done: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::yield_now();
+        std::thread::park_timeout(std::time::Duration::from_millis(10));
+    }
+    done()
+}
+
+#[test]
+fn a_grader_killed_mid_run_leaves_no_student_process_and_no_half_report() {
+    let area = Area::new(1);
+    let tag = "ttt-orphan-test";
+    let source = format!(
+        "{NAME_ITSELF}#include <unistd.h>\nint main(void) {{ NAME(\"{tag}\"); sleep(30); return 0; }}\n"
+    );
+    let sleeper = area.c("sleeper", &source);
+    // cc runs in the test, so the grader goes straight to the run.
+    let built = std::process::Command::new("cc")
+        .arg("-o")
+        .arg(sleeper.join("prog"))
+        .arg(sleeper.join("main.c"))
+        .status();
+    assert!(built.unwrap().success());
+    let report = area.dir.path().join("report");
+    let mut grader = std::process::Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
+        .arg("grade")
+        .arg("--tests")
+        .arg(area.tests())
+        .args(["--time", "20", "--report"])
+        .arg(&report)
+        .arg(&sleeper)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(eventually(|| alive(tag)), "the program never started");
+    grader.kill().unwrap();
+    grader.wait().unwrap();
+    assert!(eventually(|| !alive(tag)), "the program outlived its grader");
+    assert!(!report.exists() || fs::read_dir(&report).unwrap().next().is_none(), "a report was written");
+}
