@@ -6,8 +6,9 @@
 //! [`movefile`] reads records and never judges them, [`game`] judges moves on
 //! a [`board`], [`recorder`] runs records through the rules into an output
 //! format, [`transcript`] (with [`render`]) and [`json`] are those formats,
-//! and [`referee`] picks one. [`cli`] is the command line. Each module
-//! imports only from the ones below it in that list.
+//! and [`referee`] picks one. [`grade`] runs people's programs in the
+//! [`sandbox`] and compares their answers. [`cli`] is the command line. Each
+//! module imports only from the ones below it in that list.
 //!
 //! ```
 //! use ttt_referee::referee::{referee, Options};
