@@ -17,7 +17,7 @@
 //!    a daemon that called `setsid` goes too.
 //!
 //! Stages report on their standard output, a pipe to the grader, one line at
-//! a time (see [`Line`]); the program's own streams are files.
+//! a time (JSON); the program's own streams are files.
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -76,9 +76,9 @@ pub struct Job {
     pub dir: PathBuf,
     /// Standard input, or `/dev/null`.
     pub stdin: Option<PathBuf>,
-    /// Where standard output goes (created empty by [`run`]).
+    /// Where standard output goes (created empty by [`Sandbox::run`]).
     pub stdout: PathBuf,
-    /// Where standard error goes (created empty by [`run`]).
+    /// Where standard error goes (created empty by [`Sandbox::run`]).
     pub stderr: PathBuf,
     /// The limits.
     pub limits: Limits,
@@ -267,12 +267,16 @@ impl Sandbox {
         }
     }
 
-    /// Runs `job` under the guard; see [`run`].
+    /// Runs `job` under the guard and waits for it, killing the run at its
+    /// wall-clock limit or when its files outgrow the output limit.
+    /// Everything the program started is gone when this returns. Also
+    /// returns the protections that were not in force, each with why.
     pub fn run(&self, job: &Job) -> Result<(Outcome, Vec<String>), SandboxError> {
         run(&self.guard, self.holder.as_ref().map(|(_, pid)| *pid), job)
     }
 
-    /// Finds what is enforced here; see [`probe`].
+    /// Finds what the sandbox enforces here by running `true` through it in
+    /// a scratch directory.
     pub fn probe(&self, limits: Limits) -> Result<Protections, SandboxError> {
         probe(&self.guard, self.holder.as_ref().map(|(_, pid)| *pid), limits)
     }

@@ -88,3 +88,20 @@ fn smalltalk_clears_the_screen_before_each_board_on_a_terminal_only() {
     let piped = String::from_utf8(piped.stdout).unwrap();
     assert!(piped.ends_with("It's a tie!\n") && !piped.contains('\x1b'), "{piped:?}");
 }
+
+#[test]
+fn grading_shows_its_progress_bar_then_the_table_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = crate::util::referee()
+        .args(["gen", "--count", "3", "--seed", "5", "--out-dir"])
+        .arg(dir.path().join("tests"))
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    std::fs::create_dir(dir.path().join("slow")).unwrap();
+    let (code, seen) =
+        at_terminal(&["grade", "--tests", "tests", "--run", "sleep 0.3", "--jobs", "1", "slow"], dir.path());
+    assert_eq!(code, 1, "{seen}");
+    assert!(seen.contains("/3 tests"), "no progress bar drawn:\n{seen:?}");
+    assert!(seen.contains("\r\nslow             0      3     0      0          3 "), "no table:\n{seen:?}");
+}
