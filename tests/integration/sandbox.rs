@@ -297,6 +297,11 @@ fn the_grader_says_what_protects_the_runs() {
         assert!(graded.stderr.contains(name), "{name} is not mentioned:\n{}", graded.stderr);
     }
     assert!(graded.report.join("report.html").is_file());
+    // Every protection is in force here, so --require-sandbox grades.
+    assert!(!graded.stderr.contains("MISSING"), "{}", graded.stderr);
+    let graded = area.grade(&[&nothing], &["--require-sandbox"]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    assert_eq!(graded.verdicts(0), ["no-output"]);
 }
 
 /// A submission that is ttt-referee itself (as `ttt`) behind `run.sh`.
