@@ -462,6 +462,18 @@ fn grading_that_cannot_be_done_exits_2_and_says_why() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not a directory; expected a submission's directory")
     );
+    fs::remove_file(area.tests().join("bad.txt")).unwrap();
+    let refused = |args: &[&str], message: &str| {
+        let out =
+            referee().arg("grade").arg("--tests").arg(area.tests()).args(args).arg(&sub).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    };
+    refused(&["--profile", "uri", "--io", "stdout"], "--io does not apply with --profile");
+    refused(&["--input-name", "../x.txt"], "expected a file name without a directory, such as TTTmoves.txt");
+    refused(&["--time", "0"], "is not a time; expected a number of seconds above 0");
+    refused(&["--run", "'unclosed"], "--run `'unclosed` is not a command line: missing closing quote");
 }
 
 /// Waits up to 10 s for `done`, looking every 10 ms.
