@@ -27,10 +27,7 @@ fn main() {
     let dir = scratch.path().join("run");
     fs::create_dir(&dir).expect("the run directory");
     ttt_referee::sandbox::hand_over(&dir).expect("the run directory handed over");
-    if ttt_referee::sandbox::drops_root() {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o711)).expect("permissions");
-    }
+    ttt_referee::sandbox::open_for_runs(scratch.path()).expect("permissions");
     let limits = Limits {
         wall: Duration::from_secs(2),
         cpu: Duration::from_secs(2),

@@ -423,6 +423,17 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
     Ok(if summary.failed > 0 { EXIT_ERROR } else { EXIT_SUCCESS })
 }
 
+/// Writes `path` whole through `write`: the file appears, renamed into
+/// place, only once everything is written.
+fn write_whole(
+    path: &Path,
+    durability: Durability,
+    write: impl FnOnce(&mut Staged) -> io::Result<()>,
+) -> Result<(), CliError> {
+    let mut staged = Staged::file(path, durability).map_err(|source| CliError::write(path, source))?;
+    write(&mut staged).and_then(|()| staged.commit()).map_err(|source| CliError::write(path, source))
+}
+
 /// Opens a move file, refusing an output path that is the same file.
 fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn BufRead>, CliError> {
     if is_dash(path) {

@@ -116,6 +116,16 @@ pub struct Outcome {
     pub written: u64,
 }
 
+/// The protections a run asked for and did not get, each with why
+/// (`None`: in force).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gaps {
+    /// The user, PID and network namespaces.
+    pub namespaces: Option<String>,
+    /// Landlock's file system and network rules.
+    pub landlock: Option<String>,
+}
+
 /// One protection and whether it is in force.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Protection {
@@ -208,6 +218,13 @@ pub fn hand_over(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Lets the user runs are started as reach directories below `dir` (mode
+/// 0711: passable, not listable); a no-op unless the grader is root.
+pub fn open_for_runs(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if drops_root() { fs::set_permissions(dir, fs::Permissions::from_mode(0o711)) } else { Ok(()) }
+}
+
 /// The guard: the program that confines itself and then starts a run.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -270,92 +287,134 @@ impl Sandbox {
     /// Runs `job` under the guard and waits for it, killing the run at its
     /// wall-clock limit or when its files outgrow the output limit.
     /// Everything the program started is gone when this returns. Also
-    /// returns the protections that were not in force, each with why.
-    pub fn run(&self, job: &Job) -> Result<(Outcome, Vec<String>), SandboxError> {
-        run(&self.guard, self.holder.as_ref().map(|(_, pid)| *pid), job)
+    /// returns the protections that were not in force.
+    pub fn run(&self, job: &Job) -> Result<(Outcome, Gaps), SandboxError> {
+        for path in [&job.stdout, &job.stderr] {
+            File::create(path).map_err(SandboxError::Start)?;
+            hand_over(path).map_err(SandboxError::Start)?;
+        }
+        // What is in the run directory already (the copied submission) is not
+        // the program's output.
+        let before = tree_size(&job.dir, 0);
+        let config = serde_json::to_string(&Config {
+            job: job.clone(),
+            join: self.holder.as_ref().map(|(_, pid)| *pid),
+        })
+        .map_err(|e| SandboxError::Start(io::Error::other(e)))?;
+        let mut command = Command::new(&self.guard);
+        command
+            .arg(GUARD_ARG)
+            .arg(config)
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if drops_root() {
+            command.uid(NOBODY).gid(NOBODY);
+        }
+        let start = Instant::now();
+        let mut child = command.spawn().map_err(SandboxError::Start)?;
+        let ending = wait(&mut child, job, start, before);
+        let wall = start.elapsed();
+        // Whatever is left of the run's process group goes now; the PID
+        // namespace took the rest when its init ended.
+        let _ = nix::sys::signal::killpg(pid(&child), nix::sys::signal::Signal::SIGKILL);
+        let _ = child.wait();
+        let written = written(job, before);
+        let mut report = String::new();
+        let mut failure = String::new();
+        if let Some(out) = child.stdout.take() {
+            let _ = out.take(1 << 16).read_to_string(&mut report);
+        }
+        if let Some(err) = child.stderr.take() {
+            let _ = err.take(1 << 16).read_to_string(&mut failure);
+        }
+        let mut outcome =
+            Outcome { ending: Ending::TimedOut, wall, cpu: Duration::ZERO, max_rss: 0, written };
+        let mut gaps = Gaps::default();
+        let mut ended = false;
+        for line in report.lines() {
+            match serde_json::from_str::<Line>(line) {
+                Ok(Line::Namespaces(why)) => gaps.namespaces = why,
+                Ok(Line::Landlock(why)) => gaps.landlock = why,
+                Ok(Line::Ended { code, signal, cpu_us, max_rss_kb }) => {
+                    ended = true;
+                    outcome.cpu = Duration::from_micros(cpu_us);
+                    outcome.max_rss = max_rss_kb * 1024;
+                    outcome.ending = match (signal, code) {
+                        (Some(signal), _) => Ending::Signalled(signal),
+                        (None, code) => Ending::Exited(code.unwrap_or(-1)),
+                    };
+                }
+                Ok(Line::Failed(why)) => return Err(SandboxError::Guard(why)),
+                Err(_) => return Err(SandboxError::Guard(format!("unreadable report `{line}`"))),
+            }
+        }
+        match ending {
+            Some(ending) => outcome.ending = ending,
+            None if !ended => {
+                let why =
+                    if failure.trim().is_empty() { "it ended without a report".to_owned() } else { failure };
+                return Err(SandboxError::Guard(why.trim().to_owned()));
+            }
+            None => {}
+        }
+        Ok((outcome, gaps))
     }
 
     /// Finds what the sandbox enforces here by running `true` through it in
     /// a scratch directory.
     pub fn probe(&self, limits: Limits) -> Result<Protections, SandboxError> {
-        probe(&self.guard, self.holder.as_ref().map(|(_, pid)| *pid), limits)
-    }
-}
-
-/// Runs `job` under `guard` and waits for it, killing the run at its
-/// wall-clock limit or when its files outgrow the output limit. Everything
-/// the program started is gone when this returns. Also returns the
-/// protections that were not in force, each with why.
-fn run(guard: &Path, join: Option<u32>, job: &Job) -> Result<(Outcome, Vec<String>), SandboxError> {
-    for path in [&job.stdout, &job.stderr] {
-        File::create(path).map_err(SandboxError::Start)?;
-        hand_over(path).map_err(SandboxError::Start)?;
-    }
-    // What is in the run directory already (the copied submission) is not
-    // the program's output.
-    let before = tree_size(&job.dir, 0);
-    let config = serde_json::to_string(&Config { job: job.clone(), join })
-        .map_err(|e| SandboxError::Start(io::Error::other(e)))?;
-    let mut command = Command::new(guard);
-    command
-        .arg(GUARD_ARG)
-        .arg(config)
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if drops_root() {
-        command.uid(NOBODY).gid(NOBODY);
-    }
-    let start = Instant::now();
-    let mut child = command.spawn().map_err(SandboxError::Start)?;
-    let ending = wait(&mut child, job, start, before);
-    let wall = start.elapsed();
-    // Whatever is left of the run's process group goes now; the PID
-    // namespace took the rest when its init ended.
-    let _ = nix::sys::signal::killpg(pid(&child), nix::sys::signal::Signal::SIGKILL);
-    let _ = child.wait();
-    let written = written(job, before);
-    let mut report = String::new();
-    let mut failure = String::new();
-    if let Some(out) = child.stdout.take() {
-        let _ = out.take(1 << 16).read_to_string(&mut report);
-    }
-    if let Some(err) = child.stderr.take() {
-        let _ = err.take(1 << 16).read_to_string(&mut failure);
-    }
-    let mut outcome = Outcome { ending: Ending::TimedOut, wall, cpu: Duration::ZERO, max_rss: 0, written };
-    let mut missing = Vec::new();
-    let mut ended = false;
-    for line in report.lines() {
-        match serde_json::from_str::<Line>(line) {
-            Ok(Line::Namespaces(Some(why))) => missing.push(format!("namespaces: {why}")),
-            Ok(Line::Landlock(Some(why))) => missing.push(format!("landlock: {why}")),
-            Ok(Line::Namespaces(None) | Line::Landlock(None)) => {}
-            Ok(Line::Ended { code, signal, cpu_us, max_rss_kb }) => {
-                ended = true;
-                outcome.cpu = Duration::from_micros(cpu_us);
-                outcome.max_rss = max_rss_kb * 1024;
-                outcome.ending = match (signal, code) {
-                    (Some(signal), _) => Ending::Signalled(signal),
-                    (None, code) => Ending::Exited(code.unwrap_or(-1)),
-                };
-            }
-            Ok(Line::Failed(why)) => return Err(SandboxError::Guard(why)),
-            Err(_) => return Err(SandboxError::Guard(format!("unreadable report `{line}`"))),
+        let scratch = tempfile::tempdir().map_err(SandboxError::Start)?;
+        let dir = scratch.path().join("run");
+        fs::create_dir(&dir).map_err(SandboxError::Start)?;
+        open_for_runs(scratch.path()).map_err(SandboxError::Start)?;
+        hand_over(&dir).map_err(SandboxError::Start)?;
+        let job = Job {
+            argv: vec!["true".to_owned()],
+            dir,
+            stdin: None,
+            stdout: scratch.path().join("stdout"),
+            stderr: scratch.path().join("stderr"),
+            limits,
+            env: Vec::new(),
+        };
+        let (outcome, gaps) = self.run(&job)?;
+        if outcome.ending != Ending::Exited(0) {
+            return Err(SandboxError::Guard(format!(
+                "a trial run of `true` in the sandbox ended with {:?}: {}",
+                outcome.ending,
+                fs::read_to_string(&job.stderr).unwrap_or_default().trim()
+            )));
         }
+        let list = vec![
+            Protection {
+                name: "limits on time, CPU, memory, output, processes; no core files",
+                missing: None,
+            },
+            Protection { name: "a cleared environment (PATH and HOME only)", missing: None },
+            Protection { name: "a process group of its own, killed when the run ends", missing: None },
+            Protection {
+                name: "a PID namespace: every process the program starts ends with its run",
+                missing: gaps.namespaces.clone(),
+            },
+            Protection { name: "a network namespace: no network", missing: gaps.namespaces },
+            Protection {
+                name: "Landlock: writes only in its run directory, reads only system directories",
+                missing: gaps.landlock,
+            },
+            Protection {
+                name: if drops_root() {
+                    "not root: runs as nobody (65534)"
+                } else {
+                    "not root: runs as the grader's own user"
+                },
+                missing: None,
+            },
+        ];
+        Ok(Protections { list })
     }
-    match ending {
-        Some(ending) => outcome.ending = ending,
-        None if !ended => {
-            let why =
-                if failure.trim().is_empty() { "it ended without a report".to_owned() } else { failure };
-            return Err(SandboxError::Guard(why.trim().to_owned()));
-        }
-        None => {}
-    }
-    Ok((outcome, missing))
 }
 
 fn pid(child: &Child) -> nix::unistd::Pid {
@@ -417,63 +476,6 @@ fn tree_size(path: &Path, depth: u32) -> u64 {
         return meta.len();
     }
     fs::read_dir(path).map_or(0, |entries| entries.flatten().map(|e| tree_size(&e.path(), depth + 1)).sum())
-}
-
-/// Finds what the sandbox enforces here by running `true` through it in a
-/// scratch directory.
-fn probe(guard: &Path, join: Option<u32>, limits: Limits) -> Result<Protections, SandboxError> {
-    let scratch = tempfile::tempdir().map_err(SandboxError::Start)?;
-    let dir = scratch.path().join("run");
-    fs::create_dir(&dir).map_err(SandboxError::Start)?;
-    if drops_root() {
-        // nobody must reach the run directory through the scratch one.
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o711))
-            .map_err(SandboxError::Start)?;
-    }
-    hand_over(&dir).map_err(SandboxError::Start)?;
-    let job = Job {
-        argv: vec!["true".to_owned()],
-        dir,
-        stdin: None,
-        stdout: scratch.path().join("stdout"),
-        stderr: scratch.path().join("stderr"),
-        limits,
-        env: Vec::new(),
-    };
-    let (outcome, missing) = run(guard, join, &job)?;
-    if outcome.ending != Ending::Exited(0) {
-        return Err(SandboxError::Guard(format!(
-            "a trial run of `true` in the sandbox ended with {:?}: {}",
-            outcome.ending,
-            fs::read_to_string(&job.stderr).unwrap_or_default().trim()
-        )));
-    }
-    let find = |prefix: &str| missing.iter().find_map(|m| m.strip_prefix(prefix)).map(str::to_owned);
-    let namespaces = find("namespaces: ");
-    let mut list = vec![
-        Protection { name: "limits on time, CPU, memory, output, processes; no core files", missing: None },
-        Protection { name: "a cleared environment (PATH and HOME only)", missing: None },
-        Protection { name: "a process group of its own, killed when the run ends", missing: None },
-        Protection {
-            name: "a PID namespace: every process the program starts ends with its run",
-            missing: namespaces.clone(),
-        },
-        Protection { name: "a network namespace: no network", missing: namespaces },
-        Protection {
-            name: "Landlock: writes only in its run directory, reads only system directories",
-            missing: find("landlock: "),
-        },
-    ];
-    list.push(Protection {
-        name: if drops_root() {
-            "not root: runs as nobody (65534)"
-        } else {
-            "not root: runs as the grader's own user"
-        },
-        missing: None,
-    });
-    Ok(Protections { list })
 }
 
 /// The guard's entry point: `args` are the process's arguments after
@@ -670,6 +672,6 @@ pub fn read_capped(path: &Path, limit: u64) -> Option<Vec<u8>> {
         return None;
     }
     let mut bytes = Vec::new();
-    BufReader::new(file).take(limit).read_to_end(&mut bytes).ok()?;
+    file.take(limit).read_to_end(&mut bytes).ok()?;
     Some(bytes)
 }

@@ -251,9 +251,7 @@ fn all_passed(result: &SubmissionResult) -> bool {
 
 /// Writes a report file whole (renamed into place once synced).
 fn write_file(path: &Path, write: impl FnOnce(&mut Staged) -> io::Result<()>) -> Result<(), CliError> {
-    let mut staged =
-        Staged::file(path, Durability::Synced).map_err(|source| CliError::write(path, source))?;
-    write(&mut staged).and_then(|()| staged.commit()).map_err(|source| CliError::write(path, source))
+    super::write_whole(path, Durability::Synced, write)
 }
 
 /// The tests, sorted by name, each with its expected answer.
@@ -284,7 +282,7 @@ fn load_tests(args: &GradeArgs) -> Result<Vec<Test>, CliError> {
                 Some(profile) => {
                     let mut console = profile.console(
                         [play::Side::Human, profile.default_second()],
-                        Thinking { time_limit: None, spinner: false },
+                        Thinking::default(),
                         crate::board::Geometry::CLASSIC,
                         false,
                         input.as_slice(),

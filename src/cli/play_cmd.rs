@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
-use crate::output::{Durability, Staged};
+use crate::output::Durability;
 use crate::play::{self, PlayError, Profile, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
@@ -110,15 +110,11 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
 
 impl From<PlayError> for CliError {
     fn from(error: PlayError) -> CliError {
-        play_error(error)
-    }
-}
-
-fn play_error(error: PlayError) -> CliError {
-    match error {
-        PlayError::Output(source) => CliError::stdout(source),
-        PlayError::Input(source) => CliError::Read { path: Shown("<stdin>".into()), source },
-        PlayError::Engine(error) => CliError::Message(error.to_string()),
+        match error {
+            PlayError::Output(source) => CliError::stdout(source),
+            PlayError::Input(source) => CliError::Read { path: Shown("<stdin>".into()), source },
+            PlayError::Engine(error) => CliError::Message(error.to_string()),
+        }
     }
 }
 
@@ -137,7 +133,5 @@ fn numbered(path: &Path, number: u64) -> PathBuf {
 }
 
 fn save(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let mut staged =
-        Staged::file(path, Durability::Renamed).map_err(|source| CliError::write(path, source))?;
-    staged.write_all(bytes).and_then(|()| staged.commit()).map_err(|source| CliError::write(path, source))
+    super::write_whole(path, Durability::Renamed, |out| out.write_all(bytes))
 }

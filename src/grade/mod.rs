@@ -12,7 +12,6 @@ use std::fmt::{self, Write as _};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -212,9 +211,6 @@ pub enum GradeError {
     /// The run command is not a command line.
     #[error("--run `{0}` is not a command line: {1}")]
     Command(String, String),
-    /// The grading was interrupted.
-    #[error("interrupted")]
-    Interrupted,
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> GradeError + '_ {
@@ -234,12 +230,7 @@ pub fn grade(
     shell_words::split(&options.run).map_err(|e| GradeError::Command(options.run.clone(), e.to_string()))?;
     let scratch =
         tempfile::Builder::new().prefix("ttt-grade-").tempdir().map_err(io_error(Path::new("/tmp")))?;
-    if sandbox::drops_root() {
-        // The runs' user must reach its directories through this one.
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o711))
-            .map_err(io_error(scratch.path()))?;
-    }
+    sandbox::open_for_runs(scratch.path()).map_err(io_error(scratch.path()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1))
         .build()
@@ -327,18 +318,12 @@ fn grade_one(
         build_log = Some(log);
     }
 
-    let stop = AtomicBool::new(false);
+    // Collecting into a Result stops handing out tests at the first error.
     let tests: Vec<TestResult> = tests
         .par_iter()
         .enumerate()
         .map(|(index, test)| {
-            if stop.load(Ordering::Relaxed) {
-                return Err(GradeError::Interrupted);
-            }
             let result = run_test(sandbox, &build, &area.join(format!("t{index}")), test, options);
-            if result.is_err() {
-                stop.store(true, Ordering::Relaxed);
-            }
             progress();
             result
         })
@@ -379,21 +364,13 @@ fn run_test(
         .run
         .replace("{moves}", &shell_words::quote(&moves.to_string_lossy()))
         .replace("{out}", &shell_words::quote(&out.to_string_lossy()));
+    // A console's script stays outside its run directory.
+    let input = if options.io == Io::Console { area.join("stdin") } else { moves };
+    fs::write(&input, &test.input).map_err(io_error(&input))?;
     let (stdin, answer) = match &options.io {
-        Io::Files { .. } | Io::Args => {
-            fs::write(&moves, &test.input).map_err(io_error(&moves))?;
-            (None, Some(out))
-        }
+        Io::Files { .. } | Io::Args => (None, Some(out)),
         // The move file is also the program's standard input.
-        Io::Stdout => {
-            fs::write(&moves, &test.input).map_err(io_error(&moves))?;
-            (Some(moves), None)
-        }
-        Io::Console => {
-            let script = area.join("stdin");
-            fs::write(&script, &test.input).map_err(io_error(&script))?;
-            (Some(script), None)
-        }
+        Io::Stdout | Io::Console => (Some(input), None),
     };
     sandbox::hand_over(area).map_err(io_error(area))?;
     let argv = shell_words::split(&run).map_err(|e| GradeError::Command(run.clone(), e.to_string()))?;
@@ -428,10 +405,8 @@ fn judge(
         Ending::Signalled(s) => Some(s),
         _ => None,
     };
-    let out_of_cpu = signal == Some(nix::libc::SIGXCPU)
-        || (signal == Some(nix::libc::SIGKILL) && outcome.cpu >= limits.cpu);
     let mut comparison: Option<Comparison> = None;
-    let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu {
+    let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
         (Verdict::TimeLimit, describe_ending(outcome, limits))
     } else if outcome.ending == Ending::OutputExceeded
         || signal == Some(nix::libc::SIGXFSZ)
@@ -491,6 +466,17 @@ fn judge(
     }
 }
 
+/// Killed at the CPU limit: `SIGXCPU` at the soft limit, `SIGKILL` at the
+/// hard one.
+fn out_of_cpu(outcome: &Outcome, limits: &Limits) -> bool {
+    match outcome.ending {
+        Ending::Signalled(s) => {
+            s == nix::libc::SIGXCPU || (s == nix::libc::SIGKILL && outcome.cpu >= limits.cpu)
+        }
+        _ => false,
+    }
+}
+
 /// A crash that the memory limit most likely caused: the program grew to
 /// most of the limit, or said it had no memory left.
 fn ran_out_of_memory(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> bool {
@@ -506,7 +492,7 @@ fn describe_ending(outcome: &Outcome, limits: &Limits) -> String {
     match outcome.ending {
         Ending::TimedOut => format!("was stopped at the time limit ({} s)", secs(limits.wall)),
         Ending::OutputExceeded => format!("wrote more than {} MB", limits.output >> 20),
-        Ending::Signalled(s) if s == nix::libc::SIGXCPU || s == nix::libc::SIGKILL => {
+        Ending::Signalled(s) if out_of_cpu(outcome, limits) => {
             format!("used its CPU time ({} s) and was killed by {}", secs(limits.cpu), signal_name(s))
         }
         Ending::Signalled(s) => format!("was killed by {}", signal_name(s)),

@@ -78,7 +78,7 @@ pub fn script(profile: Profile, seed: u64, index: u64) -> String {
 #[must_use]
 pub fn finishes(profile: Profile, script: &str) -> bool {
     let sides = [Side::Human, profile.default_second()];
-    let thinking = Thinking { time_limit: None, spinner: false };
+    let thinking = Thinking::default();
     let mut console =
         profile.console(sides, thinking, Geometry::CLASSIC, false, script.as_bytes(), std::io::sink());
     let mut finished = false;

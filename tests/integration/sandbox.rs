@@ -163,9 +163,8 @@ fn a_daemon_dies_with_its_run() {
     let daemon = area.c("daemon", &source);
     let graded = area.grade(&[&daemon], &[]);
     assert_eq!(graded.verdicts(0), ["no-output"]);
-    if graded.in_force("PID namespace") {
-        assert!(!alive(tag), "the daemon outlived its run");
-    }
+    assert!(graded.in_force("PID namespace"), "{}", graded.stderr);
+    assert!(!alive(tag), "the daemon outlived its run");
 }
 
 #[test]
