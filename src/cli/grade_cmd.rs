@@ -4,6 +4,7 @@
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -15,7 +16,11 @@ use crate::grade::{self, Io, Options, SubmissionResult, Test, Verdict, report};
 use crate::output::{Durability, Staged};
 use crate::play::{self, Profile, Thinking};
 use crate::referee::{self, Format, RefereeError};
-use crate::sandbox::{Limits, Sandbox};
+use crate::sandbox::{Limits, Sandbox, copy};
+
+/// The exit status of a grading stopped by Ctrl-C or SIGTERM (128 + SIGINT,
+/// as a shell reports it).
+const EXIT_INTERRUPTED: u8 = 130;
 
 pub(super) const AFTER_HELP: &str = "\
 Each SUBMISSION is a directory named after its author. It is copied, built once
@@ -106,6 +111,15 @@ pub(super) struct GradeArgs {
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     processes: u64,
 
+    /// The most a submission may hold, in MB (sparse files count at their
+    /// full size); a larger one is refused, and the others are graded.
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    submission_limit: u64,
+
+    /// The most files and directories a submission may hold.
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    submission_files: u64,
+
     /// How many tests run at once [default: the number of CPUs].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
@@ -142,6 +156,7 @@ fn plain_name(text: &str) -> Result<String, String> {
     }
 }
 
+#[allow(clippy::too_many_lines, reason = "flags to a plan, then results to files: one sequence")]
 pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
     if args.gradescope.is_some() && args.submissions.len() != 1 {
         return Err(CliError::Message(format!(
@@ -178,8 +193,8 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
         output: (args.output_limit << 20).max(256 << 20),
         processes: args.processes.max(64),
     };
-    let sandbox = Sandbox::this_program()
-        .map_err(|e| CliError::Message(format!("cannot find this program to guard runs: {e}")))?;
+    let sandbox = Sandbox::new()
+        .map_err(|e| CliError::Message(format!("cannot set up the sandbox's scratch directory: {e}")))?;
     let protections = sandbox
         .probe(limits)
         .map_err(|e| CliError::Message(format!("the sandbox does not work here: {e}")))?;
@@ -211,6 +226,11 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
         ),
         partial: args.partial,
         check: CheckOptions { exact: args.exact, skip_header: false },
+        copy_caps: copy::Caps {
+            bytes: args.submission_limit << 20,
+            files: args.submission_files,
+            depth: copy::Caps::SUBMISSION.depth,
+        },
     };
 
     let total = (tests.len() * args.submissions.len()) as u64;
@@ -223,9 +243,22 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
     } else {
         ProgressBar::hidden()
     };
-    let results = grade::grade(&sandbox, &args.submissions, &tests, &options, &|| bar.inc(1))
+    // Ctrl-C or SIGTERM: the runs under way are killed, the submissions
+    // finished are reported, and the scratch directory goes; a second one
+    // ends at once.
+    let stop = sandbox.stopper();
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(
+            signal,
+            EXIT_INTERRUPTED.into(),
+            Arc::clone(&stop),
+        );
+        let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
+    }
+    let graded = grade::grade(&sandbox, &args.submissions, &tests, &options, &|| bar.inc(1))
         .map_err(|e| CliError::Message(format!("grading stopped: {e}")))?;
     bar.finish_and_clear();
+    let results = graded.results;
 
     let mut stdout = io::stdout().lock();
     report::table(&results, &mut stdout).map_err(CliError::stdout)?;
@@ -241,6 +274,18 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
     }
     if let (Some(path), [result]) = (&args.gradescope, results.as_slice()) {
         write_file(path, |out| report::gradescope(result, out))?;
+    }
+    drop(sandbox);
+    if !graded.not_graded.is_empty() {
+        let names: Vec<String> = graded.not_graded.iter().map(|n| report::inert(n).into_owned()).collect();
+        let _ = writeln!(
+            io::stderr(),
+            "ttt-referee: interrupted: {} of {} submissions graded; not graded: {}",
+            results.len(),
+            args.submissions.len(),
+            names.join(", ")
+        );
+        return Ok(EXIT_INTERRUPTED);
     }
     Ok(if results.iter().all(all_passed) { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
 }

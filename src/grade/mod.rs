@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::check::{CheckOptions, Comparison, Difference, compare};
-use crate::sandbox::{self, Ending, Job, Limits, Outcome, Sandbox, SandboxError};
+use crate::sandbox::{self, Collect, Ending, Job, Limits, Outcome, Run, Sandbox, SandboxError, copy};
 
 /// How a program receives its test and gives its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +73,8 @@ pub struct Options {
     pub partial: bool,
     /// How answers are compared (`check`'s tolerant comparison by default).
     pub check: CheckOptions,
+    /// The most a submission may hold to be copied and graded.
+    pub copy_caps: copy::Caps,
 }
 
 /// The verdict on one test. When several apply, the earliest here wins
@@ -217,38 +219,82 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> GradeError + '_ {
     move |source| GradeError::Io { path: path.to_path_buf(), source }
 }
 
+/// What a grading produced: every submission it finished, and the ones an
+/// interruption left ungraded.
+#[derive(Clone, Debug)]
+pub struct Graded {
+    /// The submissions graded, in the order given.
+    pub results: Vec<SubmissionResult>,
+    /// The names of those not graded because the grading was stopped
+    /// ([`Sandbox::stopper`]).
+    pub not_graded: Vec<String>,
+}
+
 /// Grades every submission on every test. `progress` is called after each
-/// test (and each failed build) with the number done.
+/// test (and each failed build) with the number done. When the sandbox is
+/// stopped, the submissions under way are dropped and the rest skipped.
 pub fn grade(
     sandbox: &Sandbox,
     submissions: &[PathBuf],
     tests: &[Test],
     options: &Options,
     progress: &(dyn Fn() + Sync),
-) -> Result<Vec<SubmissionResult>, GradeError> {
+) -> Result<Graded, GradeError> {
     // Split once, so a bad command line is an error before anything runs.
     shell_words::split(&options.run).map_err(|e| GradeError::Command(options.run.clone(), e.to_string()))?;
-    let scratch =
-        tempfile::Builder::new().prefix("ttt-grade-").tempdir().map_err(io_error(Path::new("/tmp")))?;
-    sandbox::open_for_runs(scratch.path()).map_err(io_error(scratch.path()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1))
         .build()
-        .map_err(|e| GradeError::Io { path: PathBuf::new(), source: io::Error::other(e) })?;
-    let mut results = Vec::new();
+        .map_err(|e| GradeError::Io { path: PathBuf::from("(thread pool)"), source: io::Error::other(e) })?;
+    let mut graded = Graded { results: Vec::new(), not_graded: Vec::new() };
     for (index, submission) in submissions.iter().enumerate() {
-        let area = scratch.path().join(index.to_string());
-        let result = pool.install(|| grade_one(sandbox, submission, &area, tests, options, progress))?;
-        remove_all(&area);
-        results.push(result);
+        let area = sandbox.scratch().join(format!("submission-{index}"));
+        let result = pool.install(|| grade_one(sandbox, submission, &area, tests, options, progress));
+        sandbox::remove_all(&area);
+        match result? {
+            Some(result) => graded.results.push(result),
+            None => graded.not_graded.push(submission_name(submission)),
+        }
     }
-    Ok(results)
+    Ok(graded)
 }
 
 /// A submission's name: its directory's last component.
 #[must_use]
 pub fn submission_name(path: &Path) -> String {
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Every test failed the same way before anything ran (a refused copy, a
+/// failed build).
+fn not_run(
+    name: String,
+    tests: &[Test],
+    log: String,
+    detail: &str,
+    progress: &(dyn Fn() + Sync),
+) -> SubmissionResult {
+    let tests = tests
+        .iter()
+        .map(|test| {
+            progress();
+            TestResult {
+                test: test.name.clone(),
+                verdict: Verdict::BuildFailed,
+                score: 0.0,
+                detail: detail.to_owned(),
+                wall: 0.0,
+                cpu: 0.0,
+                exit_status: None,
+                signal: None,
+                lines_matched: None,
+                first_difference: None,
+                expected: String::new(),
+                actual: String::new(),
+            }
+        })
+        .collect();
+    SubmissionResult { submission: name, score: 0.0, build_failed: true, build_log: Some(log), tests }
 }
 
 fn grade_one(
@@ -258,172 +304,172 @@ fn grade_one(
     tests: &[Test],
     options: &Options,
     progress: &(dyn Fn() + Sync),
-) -> Result<SubmissionResult, GradeError> {
+) -> Result<Option<SubmissionResult>, GradeError> {
     let name = submission_name(submission);
-    let build = area.join("build");
-    fs::create_dir_all(&build).map_err(io_error(&build))?;
-    copy_tree(submission, &build).map_err(io_error(submission))?;
-    sandbox::hand_over(area).map_err(io_error(area))?;
+    let source = area.join("source");
+    fs::create_dir_all(&source).map_err(io_error(&source))?;
+    // A root grader copies only what the submission's owner owns: no file
+    // of anyone else's can be linked into it.
+    let owner = sandbox.run_user().and_then(|_| fs::metadata(submission).ok()).map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid()
+    });
+    if let Err(e) = copy::copy_tree(submission, &source, options.copy_caps, owner) {
+        let why = format!("the submission was refused: {e}");
+        return Ok(Some(not_run(name, tests, why.clone(), &why, progress)));
+    }
+    sandbox.hand_over(area).map_err(io_error(area))?;
 
+    let mut start = source.clone();
     let mut build_log = None;
     if let Some(command) = &options.build {
+        let built = area.join("built");
         let job = Job {
             argv: vec!["/bin/sh".to_owned(), "-c".to_owned(), command.clone()],
-            dir: build.clone(),
+            start: Some(source),
+            files: Vec::new(),
             stdin: None,
-            stdout: area.join("build.out"),
-            stderr: area.join("build.err"),
+            collect: Collect::Tree(built.clone()),
             limits: options.build_limits,
-            // Compilers want a scratch directory; theirs is the build's own.
-            env: vec![("TMPDIR".to_owned(), build.to_string_lossy().into_owned())],
+            env: Vec::new(),
         };
-        let (outcome, _) = sandbox.run(&job)?;
-        let mut log = String::from_utf8_lossy(
-            &sandbox::read_capped(&job.stdout, SHOWN_BYTES as u64).unwrap_or_default(),
-        )
-        .into_owned();
-        log.push_str(&String::from_utf8_lossy(
-            &sandbox::read_capped(&job.stderr, SHOWN_BYTES as u64).unwrap_or_default(),
-        ));
-        if outcome.ending != Ending::Exited(0) {
-            let _ = write!(log, "\n[the build {}]\n", describe_ending(&outcome, &options.build_limits));
-            let tests = tests
-                .iter()
-                .map(|test| {
-                    progress();
-                    TestResult {
-                        test: test.name.clone(),
-                        verdict: Verdict::BuildFailed,
-                        score: 0.0,
-                        detail: "the build failed".to_owned(),
-                        wall: 0.0,
-                        cpu: 0.0,
-                        exit_status: None,
-                        signal: None,
-                        lines_matched: None,
-                        first_difference: None,
-                        expected: String::new(),
-                        actual: String::new(),
-                    }
-                })
-                .collect();
-            return Ok(SubmissionResult {
-                submission: name,
-                score: 0.0,
-                build_failed: true,
-                build_log: Some(log),
-                tests,
-            });
+        let (ok, mut log) = match sandbox.run(&job) {
+            Ok(run) => {
+                let mut log =
+                    String::from_utf8_lossy(&run.stdout[..run.stdout.len().min(SHOWN_BYTES)]).into_owned();
+                log.push_str(&String::from_utf8_lossy(&run.stderr[..run.stderr.len().min(SHOWN_BYTES)]));
+                if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
+                    (true, log)
+                } else {
+                    let why = run.answer.err().map(|e| format!(" ({e})")).unwrap_or_default();
+                    let _ = write!(
+                        log,
+                        "\n[the build {}{why}]\n",
+                        describe_ending(&run.outcome, &options.build_limits)
+                    );
+                    (false, log)
+                }
+            }
+            Err(SandboxError::Interrupted) => return Ok(None),
+            Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
+        };
+        if !ok {
+            log.truncate(SHOWN_BYTES);
+            return Ok(Some(not_run(name, tests, log, "the build failed", progress)));
         }
         build_log = Some(log);
+        start = built;
+        sandbox.hand_over(&start).map_err(io_error(&start))?;
     }
 
-    // Collecting into a Result stops handing out tests at the first error.
-    let tests: Vec<TestResult> = tests
+    // Collecting into an Option stops handing out tests once one was
+    // interrupted.
+    let Some(tests): Option<Vec<TestResult>> = tests
         .par_iter()
-        .enumerate()
-        .map(|(index, test)| {
-            let result = run_test(sandbox, &build, &area.join(format!("t{index}")), test, options);
+        .map(|test| {
+            let result = run_test(sandbox, &start, test, options);
             progress();
             result
         })
-        .collect::<Result<_, _>>()?;
+        .collect()
+    else {
+        return Ok(None);
+    };
     #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
     let score = if tests.is_empty() {
         0.0
     } else {
         100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
     };
-    Ok(SubmissionResult { submission: name, score, build_failed: false, build_log, tests })
+    Ok(Some(SubmissionResult { submission: name, score, build_failed: false, build_log, tests }))
 }
 
-/// Runs one test in a fresh copy of the build, then removes the copy.
-fn run_test(
-    sandbox: &Sandbox,
-    build: &Path,
-    area: &Path,
-    test: &Test,
-    options: &Options,
-) -> Result<TestResult, GradeError> {
-    let dir = area.join("run");
-    fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-    copy_tree(build, &dir).map_err(io_error(&dir))?;
+/// Runs one test in a fresh run directory that starts as the build; `None`
+/// if the grading was interrupted.
+fn run_test(sandbox: &Sandbox, start: &Path, test: &Test, options: &Options) -> Option<TestResult> {
     // The test is in the run directory under the input name in every mode
-    // but a console's; `{moves}` and `{out}` in the command are its path and
-    // the answer's.
-    let input_name = match &options.io {
-        Io::Files { input, .. } => input.clone(),
-        _ => DEFAULT_INPUT.to_owned(),
+    // but a console's; `{moves}` and `{out}` in the command are its name and
+    // the answer's (the run directory is the program's working directory).
+    let (input, output) = match &options.io {
+        Io::Files { input, output } => (input.as_str(), output.as_str()),
+        _ => (DEFAULT_INPUT, DEFAULT_OUTPUT),
     };
-    let moves = dir.join(&input_name);
-    let out = dir.join(match &options.io {
-        Io::Files { output, .. } => output.as_str(),
-        _ => DEFAULT_OUTPUT,
-    });
     let run = options
         .run
-        .replace("{moves}", &shell_words::quote(&moves.to_string_lossy()))
-        .replace("{out}", &shell_words::quote(&out.to_string_lossy()));
-    // A console's script stays outside its run directory.
-    let input = if options.io == Io::Console { area.join("stdin") } else { moves };
-    fs::write(&input, &test.input).map_err(io_error(&input))?;
-    let (stdin, answer) = match &options.io {
-        Io::Files { .. } | Io::Args => (None, Some(out)),
+        .replace("{moves}", &shell_words::quote(input))
+        .replace("{out}", &shell_words::quote(output));
+    let argv = shell_words::split(&run).unwrap_or_default();
+    let (files, stdin, collect) = match &options.io {
+        Io::Files { .. } | Io::Args => {
+            (vec![(input.to_owned(), test.input.clone())], None, Collect::File(output.to_owned()))
+        }
         // The move file is also the program's standard input.
-        Io::Stdout | Io::Console => (Some(input), None),
+        Io::Stdout => {
+            (vec![(input.to_owned(), test.input.clone())], Some(test.input.clone()), Collect::Nothing)
+        }
+        // A console's script is only its standard input.
+        Io::Console => (Vec::new(), Some(test.input.clone()), Collect::Nothing),
     };
-    sandbox::hand_over(area).map_err(io_error(area))?;
-    let argv = shell_words::split(&run).map_err(|e| GradeError::Command(run.clone(), e.to_string()))?;
     let job = Job {
         argv,
-        dir,
+        start: Some(start.to_path_buf()),
+        files,
         stdin,
-        stdout: area.join("stdout"),
-        stderr: area.join("stderr"),
+        collect,
         limits: options.limits,
         env: Vec::new(),
     };
-    let (outcome, _) = sandbox.run(&job)?;
-    let answer = answer.as_deref().unwrap_or(&job.stdout);
-    let bytes = sandbox::read_capped(answer, options.limits.output);
-    let stderr = sandbox::read_capped(&job.stderr, 4096).unwrap_or_default();
-    let result = judge(test, &outcome, bytes.as_deref(), &stderr, options);
-    remove_all(area);
-    Ok(result)
+    Some(match sandbox.run(&job) {
+        Ok(run) => judge(test, &run, options),
+        Err(SandboxError::Interrupted) => return None,
+        // The sandbox failing is not the program's doing, but it stops
+        // only this test, never the grading.
+        Err(e) => TestResult {
+            test: test.name.clone(),
+            verdict: Verdict::Crashed,
+            score: 0.0,
+            detail: format!("the sandbox could not run it: {e}"),
+            wall: 0.0,
+            cpu: 0.0,
+            exit_status: None,
+            signal: None,
+            lines_matched: None,
+            first_difference: None,
+            expected: String::new(),
+            actual: String::new(),
+        },
+    })
 }
 
 /// The verdict on a finished run: see [`Verdict`] for the order.
-fn judge(
-    test: &Test,
-    outcome: &Outcome,
-    answer: Option<&[u8]>,
-    stderr: &[u8],
-    options: &Options,
-) -> TestResult {
+fn judge(test: &Test, run: &Run, options: &Options) -> TestResult {
     let limits = &options.limits;
+    let outcome = &run.outcome;
     let signal = match outcome.ending {
         Ending::Signalled(s) => Some(s),
         _ => None,
     };
+    let answer: Result<&[u8], &str> = match (&options.io, &run.answer) {
+        (Io::Files { .. } | Io::Args, Ok(bytes)) => Ok(bytes),
+        (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
+        (Io::Stdout | Io::Console, _) => Ok(&run.stdout),
+    };
     let mut comparison: Option<Comparison> = None;
     let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
         (Verdict::TimeLimit, describe_ending(outcome, limits))
-    } else if outcome.ending == Ending::OutputExceeded
-        || signal == Some(nix::libc::SIGXFSZ)
-        || outcome.written > limits.output
-    {
+    } else if outcome.disk_full || signal == Some(nix::libc::SIGXFSZ) || outcome.written > limits.output {
         (Verdict::OutputLimit, format!("it wrote more than {} MB", limits.output >> 20))
     } else if signal.is_some() || outcome.ending != Ending::Exited(0) {
         let mut detail = describe_ending(outcome, limits);
-        if ran_out_of_memory(outcome, stderr, limits) {
+        if ran_out_of_memory(outcome, &run.stderr, limits) {
             let _ = write!(detail, " (memory: it reached the {} MB limit)", limits.memory >> 20);
         }
         (Verdict::Crashed, detail)
     } else {
         match answer {
-            None => (Verdict::NoOutput, "it wrote no answer".to_owned()),
-            Some([]) => (Verdict::NoOutput, "its answer is empty".to_owned()),
-            Some(answer) => {
+            Err(why) => (Verdict::NoOutput, why.to_owned()),
+            Ok([]) => (Verdict::NoOutput, "its answer is empty".to_owned()),
+            Ok(answer) => {
                 let c = compare(&test.expected, answer, options.check);
                 let verdict = if c.matches() { Verdict::Pass } else { Verdict::Wrong };
                 let detail = match &c.first_difference {
@@ -481,7 +527,8 @@ fn out_of_cpu(outcome: &Outcome, limits: &Limits) -> bool {
 /// most of the limit, or said it had no memory left.
 fn ran_out_of_memory(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> bool {
     let said = String::from_utf8_lossy(stderr);
-    outcome.max_rss >= limits.memory / 10 * 8
+    outcome.out_of_memory
+        || outcome.max_rss >= limits.memory / 10 * 8
         || ["bad_alloc", "Cannot allocate memory", "out of memory", "MemoryError", "OutOfMemoryError"]
             .iter()
             .any(|s| said.contains(s))
@@ -491,7 +538,6 @@ fn ran_out_of_memory(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> bool 
 fn describe_ending(outcome: &Outcome, limits: &Limits) -> String {
     match outcome.ending {
         Ending::TimedOut => format!("was stopped at the time limit ({} s)", secs(limits.wall)),
-        Ending::OutputExceeded => format!("wrote more than {} MB", limits.output >> 20),
         Ending::Signalled(s) if out_of_cpu(outcome, limits) => {
             format!("used its CPU time ({} s) and was killed by {}", secs(limits.cpu), signal_name(s))
         }
@@ -509,41 +555,4 @@ fn secs(d: Duration) -> String {
 pub fn signal_name(signal: i32) -> String {
     nix::sys::signal::Signal::try_from(signal)
         .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned())
-}
-
-/// Copies the regular files and directories of `from` into `to` (symbolic
-/// links and other special files are left out).
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            fs::create_dir_all(&target)?;
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
-
-/// Removes a run's directory, even one whose program took its own
-/// permissions away.
-fn remove_all(path: &Path) {
-    fn open_up(path: &Path) {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
-        if let Ok(entries) = fs::read_dir(path) {
-            for entry in entries.flatten() {
-                if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                    open_up(&entry.path());
-                }
-            }
-        }
-    }
-    if fs::remove_dir_all(path).is_err() {
-        open_up(path);
-        let _ = fs::remove_dir_all(path);
-    }
 }

@@ -19,17 +19,40 @@ pub fn score(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
+/// Student text made inert for a terminal or a spreadsheet: control
+/// characters (escape sequences among them) and the invisible characters
+/// that reorder or hide text are shown escaped (`\u{1b}`), the rest as is.
+#[must_use]
+pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if text.contains(hidden) {
+        text.chars()
+            .map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    }
+}
+
 /// The terminal's table: submission, score, tests, then a count per verdict.
 pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
-    let width =
-        results.iter().map(|r| r.submission.chars().count()).max().unwrap_or(0).max("submission".len());
+    let width = results
+        .iter()
+        .map(|r| inert(&r.submission).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("submission".len());
     write!(out, "{:<width$}  {:>6}  {:>5}", "submission", "score", "tests")?;
     for verdict in Verdict::ALL {
         write!(out, "  {}", verdict.name())?;
     }
     writeln!(out)?;
     for r in results {
-        write!(out, "{:<width$}  {:>6}  {:>5}", r.submission, score(r.score), r.tests.len())?;
+        write!(out, "{:<width$}  {:>6}  {:>5}", inert(&r.submission), score(r.score), r.tests.len())?;
         for verdict in Verdict::ALL {
             write!(out, "  {:>w$}", r.count(verdict), w = verdict.name().len())?;
         }
@@ -38,12 +61,13 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
     Ok(())
 }
 
-/// A CSV field, quoted when it needs to be.
+/// A CSV field, made inert and quoted when it needs to be.
 fn field(text: &str) -> String {
+    let text = inert(text);
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_owned()
+        text.into_owned()
     }
 }
 

@@ -6,6 +6,7 @@ mod errors;
 mod faults;
 mod golden;
 mod grading;
+mod hostile;
 mod layering;
 mod output;
 mod peers;

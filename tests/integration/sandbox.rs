@@ -66,9 +66,14 @@ impl Area {
         // Generous unless the test sets it: the machine may be busy with
         // other tests, and these runs are not about time.
         let time: &[&str] = if args.contains(&"--time") { &[] } else { &["--time", "10"] };
+        // A debug build of the referee, which some submissions carry, is
+        // larger than the default cap.
+        let cap: &[&str] =
+            if args.contains(&"--submission-limit") { &[] } else { &["--submission-limit", "1024"] };
         let output = referee()
             .arg("grade")
             .args(time)
+            .args(cap)
             .arg("--tests")
             .arg(self.tests())
             .arg("--report")
@@ -163,7 +168,7 @@ fn a_daemon_dies_with_its_run() {
     let daemon = area.c("daemon", &source);
     let graded = area.grade(&[&daemon], &[]);
     assert_eq!(graded.verdicts(0), ["no-output"]);
-    assert!(graded.in_force("PID namespace"), "{}", graded.stderr);
+    assert!(graded.in_force("PID, network"), "{}", graded.stderr);
     assert!(!alive(tag), "the daemon outlived its run");
 }
 
@@ -219,7 +224,9 @@ fn a_memory_hog_crashes_at_the_memory_limit_and_the_report_says_so() {
     let graded = area.grade(&[&hog], &["--memory", "128"]);
     assert_eq!(graded.verdicts(0), ["crashed"]);
     let detail = graded.test(0, 0)["detail"].as_str().unwrap();
-    assert!(detail.contains("SIGSEGV") && detail.contains("memory"), "{detail}");
+    // Killed by the kernel at the cgroup's limit (SIGKILL), or refused
+    // memory by the address-space limit where there is no cgroup (SIGSEGV).
+    assert!(detail.contains("SIG") && detail.contains("memory"), "{detail}");
 }
 
 #[test]
@@ -240,7 +247,8 @@ fn an_escape_attempt_touches_nothing_outside_its_directory() {
 #include <sys/socket.h>
 int main(void) {{
   int won = 0, fd;
-  if ((fd = open("../escaped", O_WRONLY | O_CREAT, 0644)) >= 0) {{ won++; close(fd); }}
+  if ((fd = open("/escaped", O_WRONLY | O_CREAT, 0644)) >= 0) {{ won++; close(fd); }}
+  if ((fd = open("/usr/escaped", O_WRONLY | O_CREAT, 0644)) >= 0) {{ won++; close(fd); }}
   if ((fd = open(TESTS "/planted.txt", O_WRONLY | O_CREAT, 0644)) >= 0) {{ won++; close(fd); }}
   if ((fd = open("{test}", O_WRONLY | O_APPEND)) >= 0) {{ won++; write(fd, "X 1\n", 4); close(fd); }}
   if ((fd = open("{test}", O_RDONLY)) >= 0) {{ won++; close(fd); }}
@@ -291,8 +299,17 @@ fn the_grader_says_what_protects_the_runs() {
     let nothing = area.c("nothing", "int main(void) { return 0; }");
     let graded = area.grade(&[&nothing], &[]);
     assert!(graded.stderr.starts_with("ttt-referee: grading with these protections:\n"), "{}", graded.stderr);
-    for name in ["limits", "environment", "process group", "PID namespace", "network", "Landlock", "not root"]
-    {
+    for name in [
+        "seccomp",
+        "its own root",
+        "PID, network",
+        "referee",
+        "tmpfs",
+        "cgroup",
+        "Landlock",
+        "limits",
+        "capabilities",
+    ] {
         assert!(graded.stderr.contains(name), "{name} is not mentioned:\n{}", graded.stderr);
     }
     assert!(graded.report.join("report.html").is_file());

@@ -1,0 +1,584 @@
+//! The guard's side: what runs between the grader and a student's program.
+//!
+//! The guard (`ttt-guard`, or this binary in a hidden mode) is started by
+//! the grader with its job on standard input. It leaves the grader's
+//! session (`setsid`: no controlling terminal), dies with the grader, and
+//! builds the run's container with `hakoniwa`: new user, mount, PID,
+//! network, IPC and UTS namespaces; a root holding only `/usr`, `/bin`,
+//! `/lib*` (read-only), a minimal `/etc` and `/dev`, a fresh `/proc`, and a
+//! size-capped tmpfs `/box` for everything the run writes (`/tmp` and
+//! `/dev/shm` point into it). Process 1 of the container is the guard again
+//! (**init**, exec'd through `/proc/self/exe`, which no path inside leads
+//! to). Init makes itself non-dumpable, fills the run directory, masks any
+//! copy of the referee the system directories hold, unmounts everything of
+//! the grader's, empties the capability bounding set, sets the limits,
+//! Landlock and the seccomp filter, and starts the program with only its
+//! three standard streams. When the program ends, init measures what it
+//! wrote, kills everything left in the PID namespace, reaps it, and hands
+//! the answer out through a directory the program never saw.
+//!
+//! Where namespaces cannot be had (a container whose profile forbids them),
+//! the guard runs the same steps itself without the container: the grader's
+//! protections list then says what is missing.
+
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+
+use rustix::fs::{Mode, OFlags};
+
+use super::{Bring, Config, GUARD_ARG, INIT_ARG, Line, PATH, copy, seccomp};
+
+/// Where init finds the grader's directories inside the container, before
+/// it unmounts them.
+const START: &str = "/.ttt/start";
+const INPUT: &str = "/.ttt/in";
+const OUTPUT: &str = "/.ttt/out";
+/// The run's writable file system inside the container.
+const BOX: &str = "/box";
+
+/// Directories bound read-only into the container when the host has them.
+const SYSTEM: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/// Device nodes the run may use.
+pub(super) const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
+
+/// The guard's entry point: `stage` is [`GUARD_ARG`] or [`INIT_ARG`].
+/// Never returns.
+pub fn guard_main(stage: &str, _args: &[OsString]) -> ! {
+    let mut out = io::stdout().lock();
+    let result = if stage == INIT_ARG {
+        read_config().and_then(|config| init(&config, &mut out))
+    } else if stage == GUARD_ARG {
+        guard(&mut out)
+    } else {
+        Err(format!("unknown stage `{stage}`"))
+    };
+    match result {
+        Ok(()) => std::process::exit(0),
+        Err(why) => {
+            report(&mut out, &Line::Failed(why));
+            std::process::exit(125)
+        }
+    }
+}
+
+/// One line to the grader.
+fn report(out: &mut impl Write, line: &Line) {
+    // A failed write shows at the grader as a missing report.
+    let _ = serde_json::to_writer(&mut *out, line);
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}
+
+/// The job, from standard input (at most 1 MiB).
+fn read_config() -> Result<Config, String> {
+    let mut text = Vec::new();
+    io::stdin().lock().take(1 << 20).read_to_end(&mut text).map_err(|e| format!("reading the job: {e}"))?;
+    serde_json::from_slice(&text).map_err(|e| format!("a malformed job: {e}"))
+}
+
+/// Stage 1, outside the container.
+fn guard(out: &mut impl Write) -> Result<(), String> {
+    // Its own session: no controlling terminal for anything it starts.
+    nix::unistd::setsid().map_err(|e| format!("setsid: {}", e.desc()))?;
+    // A grader killed mid-run takes its runs with it.
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(|e| format!("pdeathsig: {}", e.desc()))?;
+    let config = read_config()?;
+    let area = &config.job.area;
+    let text = serde_json::to_vec(&config).map_err(|e| e.to_string())?;
+    let config_path = area.join("job.json");
+    fs::write(&config_path, text).map_err(|e| format!("{}: {e}", config_path.display()))?;
+    let status = contained(&config, &config_path);
+    // Init marks the output directory first thing: no mark, no start, so
+    // the container itself could not be made.
+    let started = area.join("out").join(".init").exists();
+    match status {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) if started => Err(format!("the run's init failed: {}", status.reason)),
+        Ok(status) => bare(&config, &status.reason, out),
+        Err(e) if started => Err(format!("the container failed: {e}")),
+        Err(e) => bare(&config, &e.to_string(), out),
+    }
+}
+
+/// Runs init in a new container and waits for it.
+fn contained(config: &Config, config_path: &Path) -> hakoniwa::Result<hakoniwa::ExitStatus> {
+    use hakoniwa::{Container, MountOptions, Namespace, Runctl};
+    let area = &config.job.area;
+    let skeleton = &config.skeleton;
+    let mut container = Container::new();
+    container
+        .unshare(Namespace::Network)
+        .unshare(Namespace::Ipc)
+        .unshare(Namespace::Uts)
+        .hostname("sandbox")
+        // Root inside (with the grader's run user outside), so that init
+        // keeps its capabilities through exec; it gives them up before the
+        // program starts.
+        .uidmap(0)
+        .gidmap(0)
+        .rootdir(area.join("root"))
+        .runctl(Runctl::MountFallback);
+    for dir in SYSTEM {
+        let path = Path::new(dir);
+        match fs::read_link(path) {
+            Ok(target) => {
+                container.symlink(&target.to_string_lossy(), dir);
+            }
+            Err(_) if path.is_dir() => {
+                container.bindmount_ro(dir, dir);
+            }
+            Err(_) => {}
+        }
+    }
+    let etc = skeleton.join("etc");
+    let dev = skeleton.join("dev");
+    container.bindmount_ro(&etc.to_string_lossy(), "/etc").bindmount_ro(&dev.to_string_lossy(), "/dev");
+    for device in DEVICES {
+        let path = format!("/dev/{device}");
+        container.bindmount_rw(&path, &path);
+    }
+    let tmpfs = format!("size={},nr_inodes={},mode=0755", config.box_bytes, config.box_inodes);
+    container.mount("tmpfs", BOX, "tmpfs", MountOptions::NOSUID | MountOptions::NODEV, Some(tmpfs));
+    container.symlink("/box/tmp", "/tmp");
+    if let Some(start) = &config.job.start {
+        container.bindmount_ro(&start.to_string_lossy(), START);
+    }
+    container
+        .bindmount_ro(&area.join("in").to_string_lossy(), INPUT)
+        .bindmount_rw(&area.join("out").to_string_lossy(), OUTPUT);
+    let mut command = container.command("/proc/self/exe");
+    command
+        .arg(INIT_ARG)
+        .current_dir("/")
+        .stdin(hakoniwa::Stdio::from(File::open(config_path).map_err(|e| io_error(&e))?))
+        .stdout(hakoniwa::Stdio::inherit())
+        .stderr(hakoniwa::Stdio::inherit());
+    command.status()
+}
+
+fn io_error(e: &io::Error) -> hakoniwa::Error {
+    hakoniwa::Error::UnError(e.to_string())
+}
+
+/// No container could be made: say why, and run the program with the
+/// protections that remain.
+fn bare(config: &Config, why: &str, out: &mut impl Write) -> Result<(), String> {
+    report(out, &Line::Namespaces(Some(why.trim().trim_start_matches("hakoniwa: ").to_owned())));
+    let area = &config.job.area;
+    let places = Places {
+        start: config.job.start.clone(),
+        input: area.join("in"),
+        output: area.join("out"),
+        boxed: area.join("box"),
+        contained: false,
+    };
+    fs::create_dir_all(&places.boxed).map_err(|e| format!("{}: {e}", places.boxed.display()))?;
+    supervise(config, &places, out)
+}
+
+/// Stage 2: process 1 of the container.
+fn init(config: &Config, out: &mut impl Write) -> Result<(), String> {
+    let places = Places {
+        start: config.job.start.as_ref().map(|_| PathBuf::from(START)),
+        input: PathBuf::from(INPUT),
+        output: PathBuf::from(OUTPUT),
+        boxed: PathBuf::from(BOX),
+        contained: true,
+    };
+    report(out, &Line::Namespaces(None));
+    supervise(config, &places, out)
+}
+
+/// Where the supervisor finds things.
+struct Places {
+    start: Option<PathBuf>,
+    input: PathBuf,
+    output: PathBuf,
+    boxed: PathBuf,
+    /// Inside the container (process 1 of its PID namespace).
+    contained: bool,
+}
+
+fn open_dir(path: &Path) -> Result<OwnedFd, String> {
+    rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Creates `name` in the directory `dir` for writing, failing if it exists.
+fn create_at(dir: &OwnedFd, name: &str) -> Result<File, String> {
+    rustix::fs::openat(
+        dir,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map(File::from)
+    .map_err(|e| format!("{name}: {e}"))
+}
+
+/// Everything from filling the run directory to handing out the answer.
+#[allow(clippy::too_many_lines, reason = "one sequence of steps, each commented")]
+fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(), String> {
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::unistd::Pid;
+    let job = &config.job;
+    if places.contained {
+        // Nothing in the run may read this process's memory, files or
+        // executable through /proc.
+        nix::sys::prctl::set_dumpable(false).map_err(|e| format!("dumpable: {}", e.desc()))?;
+    }
+    let output = open_dir(&places.output)?;
+    create_at(&output, ".init")?;
+
+    // The run directory, its /tmp and /dev/shm, all in the box.
+    let run = places.boxed.join("run");
+    for dir in ["run", "tmp", "shm"] {
+        let path = places.boxed.join(dir);
+        fs::create_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: 64 };
+    if let Some(start) = &places.start {
+        copy::copy_tree(start, &run, caps, None).map_err(|e| format!("filling the run directory: {e}"))?;
+    }
+    for name in &job.files {
+        let from = places.input.join(super::FILES).join(name);
+        fs::copy(&from, run.join(name)).map_err(|e| format!("{}: {e}", from.display()))?;
+    }
+    let stdin = if job.stdin {
+        Stdio::from(File::open(places.input.join(super::STDIN)).map_err(|e| format!("the input: {e}"))?)
+    } else {
+        Stdio::null()
+    };
+    // The program's standard output and error live in the box too (so they
+    // count towards its limit), with no name it could find.
+    let streams = places.boxed.join(".streams");
+    fs::create_dir(&streams).map_err(|e| format!("{}: {e}", streams.display()))?;
+    let stream = |name: &str| -> Result<(File, File), String> {
+        let path = streams.join(name);
+        let write = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(nix::libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let read = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok((write, read))
+    };
+    let (stdout, mut stdout_back) = stream("stdout")?;
+    let (stderr, mut stderr_back) = stream("stderr")?;
+    fs::remove_dir(&streams).map_err(|e| format!("{}: {e}", streams.display()))?;
+    let mut complaints = stderr.try_clone().map_err(|e| e.to_string())?;
+
+    let ruleset = build_landlock(places, &output);
+    if places.contained {
+        contain(config)?;
+    }
+    let used_before = used(&places.boxed);
+
+    let landlock = match ruleset {
+        Ok(ruleset) => restrict(ruleset),
+        Err(e) => Err(e),
+    };
+    let seccomp = seccomp::install();
+    set_limits(config)?;
+    report(out, &Line::Confined { landlock: landlock.err(), seccomp: seccomp.err() });
+
+    let Some((program, rest)) = job.argv.split_first() else { return Err("no program to run".to_owned()) };
+    let mut command = Command::new(program);
+    command
+        .args(rest)
+        .env_clear()
+        .env("PATH", PATH)
+        .env("HOME", &run)
+        .env("TMPDIR", places.boxed.join("tmp"))
+        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&run)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr);
+    if !places.contained {
+        command.process_group(0);
+    }
+    let child = command.spawn();
+    // A program that cannot be started counts as one that exited with 127,
+    // as a shell says; its stderr says why.
+    let (status, pid) = match child {
+        Ok(mut child) => {
+            let pid = child.id();
+            (child.wait().map_err(|e| format!("wait: {e}"))?, Some(pid))
+        }
+        Err(e) => {
+            let _ = writeln!(complaints, "cannot run `{program}`: {e}");
+            (ExitStatus::from_raw(127 << 8), None)
+        }
+    };
+    // What it wrote, measured while whatever it left running still holds
+    // its files open.
+    let (used_after, full) = (used(&places.boxed), box_full(&places.boxed));
+    if places.contained {
+        // Everything else in the PID namespace goes, and is reaped.
+        let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
+        while nix::sys::wait::waitpid(Pid::from_raw(-1), None).is_ok() {}
+    } else if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .map_err(|e| format!("getrusage: {e}"))?;
+
+    // Hand out what the grader reads.
+    let limit = job.limits.output;
+    let copy_out = |from: &mut File, name: &str, cap: u64| -> Result<(), String> {
+        from.rewind().map_err(|e| e.to_string())?;
+        io::copy(&mut from.take(cap), &mut create_at(&output, name)?).map_err(|e| format!("{name}: {e}"))?;
+        Ok(())
+    };
+    copy_out(&mut stdout_back, "stdout", limit)?;
+    copy_out(&mut stderr_back, "stderr", limit)?;
+    let answer = match &job.collect {
+        Bring::File(name) => match open_answer(&run.join(name), name) {
+            Ok(mut file) => copy_out(&mut file, "answer", limit).err(),
+            Err(why) => Some(why),
+        },
+        Bring::Tree => {
+            // Through the directory's handle: its path was unmounted.
+            rustix::fs::mkdirat(&output, "tree", Mode::from_raw_mode(0o700))
+                .map_err(|e| format!("tree: {e}"))?;
+            let tree = rustix::fs::openat(
+                &output,
+                "tree",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| format!("tree: {e}"))?;
+            let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: 64 };
+            copy::copy_tree_at(open_dir(&run)?.as_fd(), tree.as_fd(), caps, None).err().map(|e| e.to_string())
+        }
+        Bring::Nothing => None,
+    };
+    let micros = |t: nix::sys::time::TimeVal| {
+        u64::try_from(t.tv_sec()).unwrap_or(0) * 1_000_000 + u64::try_from(t.tv_usec()).unwrap_or(0)
+    };
+    report(
+        out,
+        &Line::Ended {
+            code: status.code(),
+            signal: status.signal(),
+            cpu_us: micros(usage.user_time()) + micros(usage.system_time()),
+            max_rss_kb: u64::try_from(usage.max_rss()).unwrap_or(0),
+            written: used_after.saturating_sub(used_before),
+            full,
+            answer,
+        },
+    );
+    Ok(())
+}
+
+/// Opens the program's answer without following a link or blocking on a
+/// FIFO; anything but a regular file is no answer, with why.
+fn open_answer(path: &Path, name: &str) -> Result<File, String> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => format!("it wrote no {name}"),
+            _ if e.raw_os_error() == Some(nix::libc::ELOOP) => {
+                format!("its {name} is a symbolic link, not a file")
+            }
+            _ => format!("its {name} cannot be read: {e}"),
+        })?;
+    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
+    if kind.is_file() {
+        Ok(file)
+    } else {
+        use std::os::unix::fs::FileTypeExt;
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        };
+        Err(format!("its {name} is {what}, not a file"))
+    }
+}
+
+/// Bytes in use on the box's file system.
+fn used(boxed: &Path) -> u64 {
+    rustix::fs::statvfs(boxed).map_or(0, |s| (s.f_blocks - s.f_bfree) * s.f_frsize)
+}
+
+/// Whether the box has no room left (bytes or files).
+fn box_full(boxed: &Path) -> bool {
+    rustix::fs::statvfs(boxed).is_ok_and(|s| s.f_bavail == 0 || s.f_favail == 0)
+}
+
+/// Inside the container: hide every copy of the referee, unmount the
+/// grader's directories, and make sure nothing started from here can hold
+/// a capability.
+fn contain(config: &Config) -> Result<(), String> {
+    use rustix::mount::{UnmountFlags, mount_bind, unmount};
+    use rustix::thread::CapabilitiesSecureBits as Bits;
+    for path in &config.hide {
+        // Only what the container shows: a path under a bound directory.
+        if fs::symlink_metadata(path).is_ok() {
+            mount_bind("/dev/null", path).map_err(|e| format!("masking {}: {e}", path.display()))?;
+        }
+    }
+    for dir in [START, INPUT, OUTPUT] {
+        if Path::new(dir).exists() {
+            unmount(dir, UnmountFlags::DETACH).map_err(|e| format!("unmounting {dir}: {e}"))?;
+        }
+    }
+    // Root inside the namespace, but with an empty bounding set and
+    // "no root" locked, an exec grants no capability.
+    for cap in rustix::thread::CapabilitySet::all().iter() {
+        match rustix::thread::remove_capability_from_bounding_set(cap) {
+            // Capabilities this kernel does not know.
+            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(format!("dropping capabilities: {e}")),
+        }
+    }
+    rustix::thread::set_capabilities_secure_bits(
+        Bits::NO_ROOT | Bits::NO_ROOT_LOCKED | Bits::NO_SETUID_FIXUP | Bits::NO_SETUID_FIXUP_LOCKED,
+    )
+    .map_err(|e| format!("securebits: {e}"))
+}
+
+fn set_limits(config: &Config) -> Result<(), String> {
+    use nix::sys::resource::{RLIM_INFINITY, Resource, setrlimit};
+    let limits = &config.job.limits;
+    let cpu = limits.cpu.as_secs() + u64::from(limits.cpu.subsec_nanos() > 0);
+    let set = |resource, value: u64, hard: u64| {
+        setrlimit(resource, value, hard).map_err(|e| format!("setrlimit {resource:?}: {}", e.desc()))
+    };
+    set(Resource::RLIMIT_CPU, cpu.max(1), cpu.max(1) + 1)?;
+    // A memory cgroup counts what the run really holds; without one, the
+    // address space of each process is what can be limited.
+    let memory = if config.memory_cgroup { RLIM_INFINITY } else { limits.memory };
+    set(Resource::RLIMIT_AS, memory, memory)?;
+    set(Resource::RLIMIT_FSIZE, limits.output, limits.output)?;
+    set(Resource::RLIMIT_CORE, 0, 0)?;
+    // The PID namespace's processes count against the user's in it; this
+    // process is one of them.
+    set(Resource::RLIMIT_NPROC, limits.processes + 1, limits.processes + 1)
+}
+
+/// Landlock's rules: read and run the system directories, everything in
+/// the box, the devices, and (for this process only: nothing it starts can
+/// reach it) the directory the answer goes out through.
+fn build_landlock(places: &Places, output: &OwnedFd) -> Result<landlock::RulesetCreated, String> {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, PathBeneath, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+        path_beneath_rules,
+    };
+    let abi = ABI::V6;
+    let readable: Vec<&str> = SYSTEM.iter().copied().chain(["/etc", "/proc", "/dev"]).collect();
+    let devices: Vec<String> = DEVICES.iter().map(|d| format!("/dev/{d}")).collect();
+    (|| {
+        Ruleset::default()
+            .handle_access(AccessFs::from_all(abi))?
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)?
+            .create()?
+            .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))?
+            .add_rules(path_beneath_rules(devices, AccessFs::from_all(abi)))?
+            .add_rules(path_beneath_rules([&places.boxed], AccessFs::from_all(abi)))?
+            .add_rule(PathBeneath::new(output.as_fd(), AccessFs::from_all(abi)))
+    })()
+    .map_err(|e: landlock::RulesetError| e.to_string())
+}
+
+fn restrict(ruleset: landlock::RulesetCreated) -> Result<(), String> {
+    match ruleset.restrict_self() {
+        Ok(status) if status.ruleset == landlock::RulesetStatus::NotEnforced => {
+            Err("the kernel does not enforce Landlock (not built in or not enabled)".to_owned())
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Makes the parts of the container's root every run shares, once per
+/// grading, in `skeleton` (owned by the run user): a minimal `/etc` and the
+/// mount points of `/dev`.
+pub(super) fn make_skeleton(skeleton: &Path) -> io::Result<()> {
+    let etc = skeleton.join("etc");
+    let dev = skeleton.join("dev");
+    fs::create_dir_all(&etc)?;
+    fs::create_dir_all(&dev)?;
+    for device in DEVICES {
+        File::create(dev.join(device))?;
+    }
+    for (link, target) in [
+        ("shm", "/box/shm"),
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, dev.join(link))?;
+    }
+    // Who is who: root (the run, inside) and nobody; no host account.
+    fs::write(
+        etc.join("passwd"),
+        "root:x:0:0:sandbox:/box/run:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+    )?;
+    fs::write(etc.join("group"), "root:x:0:\nnogroup:x:65534:\n")?;
+    fs::write(etc.join("hostname"), "sandbox\n")?;
+    fs::write(etc.join("hosts"), "127.0.0.1 localhost sandbox\n::1 localhost\n")?;
+    fs::write(etc.join("nsswitch.conf"), "passwd: files\ngroup: files\nhosts: files\n")?;
+    // What compilers and runtimes read from the host's /etc: the dynamic
+    // linker's cache, Debian's alternatives (java, cc, python3 point
+    // there), the JDK's and Python's own configuration, the time zone.
+    let host = Path::new("/etc");
+    if let Ok(entries) = fs::read_dir(host) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let text = name.to_string_lossy();
+            let wanted =
+                ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone"]
+                    .contains(&text.as_ref())
+                    || text.starts_with("java-")
+                    || text.starts_with("python3");
+            if wanted {
+                copy_system(&entry.path(), &etc.join(&name), 0)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copies a part of the host's `/etc` as it is, links as links (trusted
+/// input: the system's own files; unreadable ones are left out).
+fn copy_system(from: &Path, to: &Path, depth: u32) -> io::Result<()> {
+    let meta = fs::symlink_metadata(from)?;
+    if meta.file_type().is_symlink() {
+        std::os::unix::fs::symlink(fs::read_link(from)?, to)
+    } else if meta.is_dir() && depth < 8 {
+        fs::create_dir(to)?;
+        for entry in fs::read_dir(from)?.flatten() {
+            let _ = copy_system(&entry.path(), &to.join(entry.file_name()), depth + 1);
+        }
+        Ok(())
+    } else if meta.is_file() {
+        fs::copy(from, to)?;
+        fs::set_permissions(to, fs::Permissions::from_mode(meta.permissions().mode() & 0o755))
+    } else {
+        Ok(())
+    }
+}

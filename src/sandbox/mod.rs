@@ -1,0 +1,780 @@
+//! Running a stranger's program: containment, limits, and what became of it.
+//!
+//! Two sides, as `DOMjudge`'s runguard and isolate are separate programs:
+//!
+//! - **the grader's side** (this file): a [`Sandbox`] owns a private
+//!   scratch directory (mode 0700), the run user, the control groups and
+//!   the guard binary; [`Sandbox::run`] lays out one run's files, starts
+//!   the guard in the run's cgroup, hands it the job on standard input,
+//!   kills the run at its wall-clock limit, and reads what came back.
+//! - **the guard's side** ([`guard`], with [`seccomp`] and [`copy`]): the
+//!   container (`hakoniwa`), process 1 inside it, and the program.
+//!
+//! The crate forbids `unsafe`, so nothing here forks by hand: `hakoniwa`
+//! does the namespaces, mounts and `pivot_root`; `seccompiler` the filter;
+//! `landlock` the second wall; this module the cgroup files ([`cgroup`]).
+
+pub mod cgroup;
+pub mod copy;
+mod guard;
+mod seccomp;
+
+pub use guard::guard_main;
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// The first argument that starts this binary as the guard rather than as
+/// the command line (never shown in `--help`).
+pub const GUARD_ARG: &str = "__sandbox-guard";
+/// The first argument of the guard's second stage, process 1 of a run.
+pub const INIT_ARG: &str = "__sandbox-init";
+/// The environment's search path: the only variable kept besides `HOME`
+/// and `TMPDIR`.
+pub const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Where a run's input files wait for init, in its area.
+const FILES: &str = "files";
+/// The run's standard input, in its area's input directory.
+const STDIN: &str = "stdin";
+
+/// What a run may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Wall-clock time; the run is killed when it is up.
+    pub wall: Duration,
+    /// CPU time of each process (the kernel sends `SIGXCPU`).
+    pub cpu: Duration,
+    /// Memory of the whole run (its cgroup), or of each process's address
+    /// space where no cgroup can be had; in bytes.
+    pub memory: u64,
+    /// The most the run may write, in bytes: every file at any depth, its
+    /// standard output and error, `/tmp` and `/dev/shm` together.
+    pub output: u64,
+    /// How many processes the run may have at once.
+    pub processes: u64,
+}
+
+/// What to bring back from a run besides its standard output and error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Collect {
+    /// The file of this name in the run directory (the program's answer).
+    File(String),
+    /// The whole run directory (a build), moved to this path, which must
+    /// not exist and must be in the sandbox's [`Sandbox::scratch`].
+    Tree(PathBuf),
+    /// Nothing more.
+    Nothing,
+}
+
+/// One run: the program, what its directory starts with, and what it gives
+/// back.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The program and its arguments; a program without `/` is looked up in
+    /// [`PATH`].
+    pub argv: Vec<String>,
+    /// A directory whose contents the run directory starts as (copied, so
+    /// the run cannot change it).
+    pub start: Option<PathBuf>,
+    /// Files placed in the run directory: name and contents.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The program's standard input (`/dev/null` if `None`).
+    pub stdin: Option<Vec<u8>>,
+    /// What to bring back.
+    pub collect: Collect,
+    /// The limits.
+    pub limits: Limits,
+    /// Variables set besides `PATH`, `HOME` and `TMPDIR`.
+    pub env: Vec<(String, String)>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "value")]
+pub enum Ending {
+    /// The program exited with this status.
+    Exited(i32),
+    /// The program was killed by this signal.
+    Signalled(i32),
+    /// The wall-clock limit ran out and the run was killed.
+    TimedOut,
+}
+
+/// What became of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outcome {
+    /// How it ended.
+    pub ending: Ending,
+    /// Wall-clock time from start to end.
+    pub wall: Duration,
+    /// CPU time its processes used (user and system), when it ended by
+    /// itself.
+    pub cpu: Duration,
+    /// The most memory it held: the whole run's peak from its cgroup, or
+    /// else the largest resident size of any one process; in bytes.
+    pub max_rss: u64,
+    /// How many bytes it wrote (its box's growth).
+    pub written: u64,
+    /// Whether its box filled up: it tried to write more than the limit.
+    pub disk_full: bool,
+    /// Whether the kernel stopped it at the memory limit (from its cgroup).
+    pub out_of_memory: bool,
+}
+
+/// A finished run: how it went and what it gave back.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Its standard output, up to the output limit.
+    pub stdout: Vec<u8>,
+    /// Its standard error, up to the output limit.
+    pub stderr: Vec<u8>,
+    /// With [`Collect::File`], the file's contents up to the output limit,
+    /// or why there is none (missing, a FIFO, a link…).
+    pub answer: Result<Vec<u8>, String>,
+    /// The protections this run asked for and did not get.
+    pub gaps: Gaps,
+}
+
+/// The protections a run asked for and did not get, each with why
+/// (`None`: in force).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gaps {
+    /// The container: user, mount, PID, network, IPC and UTS namespaces,
+    /// its own root, the box.
+    pub namespaces: Option<String>,
+    /// Landlock's file system and network rules.
+    pub landlock: Option<String>,
+    /// The seccomp filter.
+    pub seccomp: Option<String>,
+    /// The run's cgroup.
+    pub cgroup: Option<String>,
+}
+
+/// One protection and whether it is in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Protection {
+    /// What it guards against, in a few words.
+    pub name: String,
+    /// `None` when in force; otherwise why not.
+    pub missing: Option<String>,
+}
+
+/// What the sandbox enforces on this machine, found by running a program
+/// through it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Protections {
+    /// Each protection, in a fixed order.
+    pub list: Vec<Protection>,
+}
+
+impl Protections {
+    /// Whether every protection is in force.
+    #[must_use]
+    pub fn complete(&self) -> bool {
+        self.list.iter().all(|p| p.missing.is_none())
+    }
+}
+
+impl std::fmt::Display for Protections {
+    /// One line per protection: `  in force  …` or `  MISSING   … (why)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for p in &self.list {
+            match &p.missing {
+                None => writeln!(f, "  in force  {}", p.name)?,
+                Some(why) => writeln!(f, "  MISSING   {} ({why})", p.name)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a run could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The guard could not be started, or the run's files not prepared.
+    #[error("cannot start the guard: {0}")]
+    Start(#[source] io::Error),
+    /// The guard started but could not set the run up, or said something
+    /// that is not a report.
+    #[error("the guard failed: {0}")]
+    Guard(String),
+    /// The grading was interrupted ([`Sandbox::stopper`]); the run, if it
+    /// had begun, was killed.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// What the grader tells the guard (as JSON on its standard input).
+#[derive(Debug, Serialize, Deserialize)]
+struct Config {
+    job: Plan,
+    /// The parts of the container's root every run shares.
+    skeleton: PathBuf,
+    /// Copies of the referee under the system directories, masked in the
+    /// container.
+    hide: Vec<PathBuf>,
+    /// Whether the run is in a memory cgroup (so the address space need
+    /// not be limited).
+    memory_cgroup: bool,
+    /// The box's size and its number of files.
+    box_bytes: u64,
+    box_inodes: u64,
+}
+
+/// A [`Job`] as the guard sees it: its files already in the run's area.
+#[derive(Debug, Serialize, Deserialize)]
+struct Plan {
+    argv: Vec<String>,
+    area: PathBuf,
+    start: Option<PathBuf>,
+    files: Vec<String>,
+    stdin: bool,
+    collect: Bring,
+    limits: Limits,
+    env: Vec<(String, String)>,
+}
+
+/// [`Collect`] without the grader's paths.
+#[derive(Debug, Serialize, Deserialize)]
+enum Bring {
+    File(String),
+    Tree,
+    Nothing,
+}
+
+/// A line a guard stage reports to the grader.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Line {
+    /// Whether the container was made, and if not why.
+    Namespaces(Option<String>),
+    /// Just before the program starts: whether Landlock and the seccomp
+    /// filter are in force, and if not why.
+    Confined { landlock: Option<String>, seccomp: Option<String> },
+    /// How the program ended.
+    Ended {
+        code: Option<i32>,
+        signal: Option<i32>,
+        cpu_us: u64,
+        max_rss_kb: u64,
+        written: u64,
+        full: bool,
+        /// Why there is no answer, when one was asked for.
+        answer: Option<String>,
+    },
+    /// It could not go on.
+    Failed(String),
+}
+
+/// The guard and everything runs share: scratch, run user, cgroups.
+#[derive(Debug)]
+pub struct Sandbox {
+    guard: PathBuf,
+    scratch: tempfile::TempDir,
+    /// The unused user and group id runs get when the grader is root.
+    run_as: Option<u32>,
+    cgroups: Result<cgroup::Cgroups, String>,
+    hide: Vec<PathBuf>,
+    next: AtomicU64,
+    stop: Arc<AtomicBool>,
+}
+
+/// The first of the user ids a root grader picks from for its runs: far
+/// above any account or subordinate range a system hands out.
+const RUN_UIDS: u32 = 1_900_000_000;
+
+impl Sandbox {
+    /// A sandbox whose guard is `ttt-guard` beside this program if it is
+    /// there (it starts faster), else this very program in its hidden mode.
+    pub fn new() -> io::Result<Sandbox> {
+        let exe = std::env::current_exe()?;
+        let small = exe.with_file_name("ttt-guard");
+        Sandbox::with_guard(if small.is_file() { small } else { exe })
+    }
+
+    /// A sandbox whose guard is `guard`, a ttt-referee or ttt-guard binary
+    /// (for callers that are neither, such as tests of the library).
+    pub fn with_guard(guard: PathBuf) -> io::Result<Sandbox> {
+        let scratch = tempfile::Builder::new().prefix("ttt-grade-").tempdir()?;
+        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o700))?;
+        let run_as = nix::unistd::geteuid().is_root().then(unused_uid);
+        let mut hide = Vec::new();
+        for path in [&guard].into_iter().cloned().chain(std::env::current_exe().ok()).chain(installed()) {
+            if let Ok(real) = fs::canonicalize(&path)
+                && in_system_dirs(&real)
+                && !hide.contains(&real)
+            {
+                hide.push(real);
+            }
+        }
+        let guard = match run_as {
+            // Wherever the binary is installed (a 0700 home, say), the run
+            // user can start this copy of it.
+            Some(uid) => {
+                let copy = scratch.path().join("guard");
+                fs::copy(&guard, &copy)?;
+                fs::set_permissions(&copy, fs::Permissions::from_mode(0o500))?;
+                std::os::unix::fs::lchown(&copy, Some(uid), Some(uid))?;
+                copy
+            }
+            None => guard,
+        };
+        let skeleton = scratch.path().join("skeleton");
+        guard::make_skeleton(&skeleton)?;
+        let sandbox = Sandbox {
+            guard,
+            scratch,
+            run_as,
+            cgroups: cgroup::Cgroups::open(),
+            hide,
+            next: AtomicU64::new(0),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        sandbox.hand_over(&skeleton)?;
+        if let Some(uid) = run_as {
+            std::os::unix::fs::lchown(sandbox.scratch.path(), Some(uid), Some(uid))?;
+        }
+        Ok(sandbox)
+    }
+
+    /// The private directory (mode 0700) the sandbox works in: callers put
+    /// their own copies here. Removed when the sandbox is dropped.
+    #[must_use]
+    pub fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    /// A flag that, once set (by a signal handler, say), kills the runs
+    /// under way and refuses new ones with [`SandboxError::Interrupted`].
+    #[must_use]
+    pub fn stopper(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// The user id runs get, when the grader is root.
+    #[must_use]
+    pub fn run_user(&self) -> Option<u32> {
+        self.run_as
+    }
+
+    /// Gives `path` (and everything in it) to the run user, so that the
+    /// guard may read and write it; a no-op unless the grader is root.
+    pub fn hand_over(&self, path: &Path) -> io::Result<()> {
+        let Some(uid) = self.run_as else { return Ok(()) };
+        std::os::unix::fs::lchown(path, Some(uid), Some(uid))?;
+        if fs::symlink_metadata(path)?.is_dir() {
+            for entry in fs::read_dir(path)? {
+                self.hand_over(&entry?.path())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `job` and waits for it, killing the run at its wall-clock
+    /// limit. Everything the program started is gone when this returns.
+    pub fn run(&self, job: &Job) -> Result<Run, SandboxError> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(SandboxError::Interrupted);
+        }
+        let area = self.scratch().join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed)));
+        let result = self.run_in(job, &area);
+        remove_all(&area);
+        result
+    }
+
+    fn run_in(&self, job: &Job, area: &Path) -> Result<Run, SandboxError> {
+        let start = SandboxError::Start;
+        for dir in ["in/files", "out", "root"] {
+            fs::create_dir_all(area.join(dir)).map_err(start)?;
+        }
+        let mut input_bytes = 0;
+        for (name, bytes) in &job.files {
+            fs::write(area.join("in").join(FILES).join(name), bytes).map_err(start)?;
+            input_bytes += bytes.len() as u64;
+        }
+        if let Some(bytes) = &job.stdin {
+            fs::write(area.join("in").join(STDIN), bytes).map_err(start)?;
+        }
+        self.hand_over(area).map_err(start)?;
+        let (start_bytes, start_files) = job.start.as_deref().map_or((0, 0), |p| tree_size(p, 0));
+        let memory_cgroup = self.cgroups.is_ok();
+        let config = Config {
+            job: Plan {
+                argv: job.argv.clone(),
+                area: area.to_path_buf(),
+                start: job.start.clone(),
+                files: job.files.iter().map(|(name, _)| name.clone()).collect(),
+                stdin: job.stdin.is_some(),
+                collect: match &job.collect {
+                    Collect::File(name) => Bring::File(name.clone()),
+                    Collect::Tree(_) => Bring::Tree,
+                    Collect::Nothing => Bring::Nothing,
+                },
+                limits: job.limits,
+                env: job.env.clone(),
+            },
+            skeleton: self.scratch().join("skeleton"),
+            hide: self.hide.clone(),
+            memory_cgroup,
+            // Room for what the run starts with, what it may write, and
+            // the file system's own bookkeeping.
+            box_bytes: start_bytes + input_bytes + job.limits.output + (1 << 20) + 4096 * start_files,
+            box_inodes: start_files + job.files.len() as u64 + 10_000,
+        };
+        let config = serde_json::to_vec(&config).map_err(|e| start(io::Error::other(e)))?;
+
+        let began = Instant::now();
+        let (mut child, group) = self.start_guard(job, &config)?;
+        let waited = wait(&mut child, began + job.limits.wall, &self.stop);
+        let wall = began.elapsed();
+        kill_group(&child);
+        if let Ok(group) = &group {
+            group.kill_all();
+        }
+        let _ = child.wait();
+        let mut report = String::new();
+        let mut failure = String::new();
+        if let Some(out) = child.stdout.take() {
+            let _ = out.take(1 << 16).read_to_string(&mut report);
+        }
+        if let Some(err) = child.stderr.take() {
+            let _ = err.take(1 << 16).read_to_string(&mut failure);
+        }
+        if waited == Waited::Stopped {
+            return Err(SandboxError::Interrupted);
+        }
+        let timed_out = waited == Waited::TimedOut;
+        let (oom, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
+
+        let mut gaps = Gaps { cgroup: group.as_ref().err().cloned(), ..Gaps::default() };
+        let (mut outcome, answer, ended) = read_report(&report, wall, &mut gaps)?;
+        outcome.out_of_memory = oom;
+        if let Some(peak) = peak {
+            outcome.max_rss = peak;
+        }
+        if timed_out {
+            outcome.ending = Ending::TimedOut;
+        } else if !ended {
+            let why =
+                if failure.trim().is_empty() { "it ended without a report".to_owned() } else { failure };
+            return Err(SandboxError::Guard(why.trim().to_owned()));
+        }
+        let out = area.join("out");
+        let limit = job.limits.output;
+        let answer = match (&job.collect, answer) {
+            (Collect::File(_), Ok(())) => {
+                read_capped(&out.join("answer"), limit).ok_or_else(|| "no answer".to_owned())
+            }
+            (Collect::File(_), Err(why)) if !why.is_empty() => Err(why),
+            (Collect::File(name), Err(_)) => Err(format!("it wrote no {name}")),
+            (Collect::Tree(to), _) => {
+                if ended {
+                    fs::rename(out.join("tree"), to).map_err(start)?;
+                }
+                Ok(Vec::new())
+            }
+            (Collect::Nothing, _) => Ok(Vec::new()),
+        };
+        Ok(Run {
+            outcome,
+            stdout: read_capped(&out.join("stdout"), limit).unwrap_or_default(),
+            stderr: read_capped(&out.join("stderr"), limit).unwrap_or_default(),
+            answer,
+            gaps,
+        })
+    }
+
+    /// Starts the guard in the run's cgroup (when there is one) and hands it
+    /// the job.
+    fn start_guard(
+        &self,
+        job: &Job,
+        config: &[u8],
+    ) -> Result<(Child, Result<cgroup::RunGroup, String>), SandboxError> {
+        let mut command = Command::new(&self.guard);
+        command
+            .arg(GUARD_ARG)
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(uid) = self.run_as {
+            command.uid(uid).gid(uid);
+        }
+        let mut child = command.spawn().map_err(SandboxError::Start)?;
+        let group = match &self.cgroups {
+            Ok(cgroups) => match cgroups
+                .create(job.limits.memory, job.limits.processes)
+                .and_then(|group| group.add(child.id()).map(|()| group))
+            {
+                Ok(group) => Ok(group),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(SandboxError::Start(e));
+                }
+            },
+            Err(why) => Err(why.clone()),
+        };
+        // The job goes in only once the guard is in its group, so that
+        // everything it starts is counted.
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(config);
+        }
+        Ok((child, group))
+    }
+
+    /// Finds what the sandbox enforces here by running `true` through it.
+    pub fn probe(&self, limits: Limits) -> Result<Protections, SandboxError> {
+        let job = Job {
+            argv: vec!["true".to_owned()],
+            start: None,
+            files: Vec::new(),
+            stdin: None,
+            collect: Collect::Nothing,
+            limits,
+            env: Vec::new(),
+        };
+        let run = self.run(&job)?;
+        if run.outcome.ending != Ending::Exited(0) {
+            return Err(SandboxError::Guard(format!(
+                "a trial run of `true` in the sandbox ended with {:?}: {}",
+                run.outcome.ending,
+                String::from_utf8_lossy(&run.stderr).trim()
+            )));
+        }
+        let gaps = run.gaps;
+        let contained = |name: &str| Protection { name: name.to_owned(), missing: gaps.namespaces.clone() };
+        let list = vec![
+            Protection {
+                name: "its own session, no terminal; TIOCSTI, ptrace, keyrings and new namespaces refused (seccomp)"
+                    .to_owned(),
+                missing: gaps.seccomp.clone(),
+            },
+            contained(
+                "its own root: /usr, /bin, /lib* read-only, a minimal /etc and /dev, a fresh /proc; \
+                 nothing of the grader's, the tests', other submissions' or the host's",
+            ),
+            contained("its own PID, network, IPC and UTS namespaces: every process ends with its run, no network"),
+            contained("no copy of the referee to run, by PATH, /proc or its install path"),
+            contained("a size-capped tmpfs for all it writes (any depth, unlinked, preallocated, /tmp, /dev/shm)"),
+            Protection {
+                name: "a cgroup: memory of all its processes together, and their number".to_owned(),
+                missing: gaps.cgroup,
+            },
+            Protection {
+                name: "Landlock: writes only in its box, reads only system directories; no TCP".to_owned(),
+                missing: gaps.landlock,
+            },
+            Protection {
+                name: "limits on time, CPU, file size and processes; no core files; only fds 0, 1, 2".to_owned(),
+                missing: None,
+            },
+            Protection {
+                name: match self.run_as {
+                    Some(uid) => format!("no capabilities, as an unused user ({uid}) outside"),
+                    None => "no capabilities, as the grader's own user outside".to_owned(),
+                },
+                missing: gaps.namespaces,
+            },
+        ];
+        Ok(Protections { list })
+    }
+}
+
+/// How waiting for a guard ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waited {
+    Exited,
+    TimedOut,
+    Stopped,
+}
+
+/// Reads the guard's report lines: the outcome (timed out unless it
+/// ended), why there is no answer (`Err`, empty when it did not say), and
+/// whether the program ended. Anything that is not a report fails the run.
+fn read_report(
+    report: &str,
+    wall: Duration,
+    gaps: &mut Gaps,
+) -> Result<(Outcome, Result<(), String>, bool), SandboxError> {
+    let mut outcome = Outcome {
+        ending: Ending::TimedOut,
+        wall,
+        cpu: Duration::ZERO,
+        max_rss: 0,
+        written: 0,
+        disk_full: false,
+        out_of_memory: false,
+    };
+    let mut answer = Err(String::new());
+    let mut ended = false;
+    for line in report.lines() {
+        match serde_json::from_str::<Line>(line) {
+            Ok(Line::Namespaces(why)) => gaps.namespaces = why,
+            Ok(Line::Confined { landlock, seccomp }) => {
+                gaps.landlock = landlock;
+                gaps.seccomp = seccomp;
+            }
+            Ok(Line::Ended { code, signal, cpu_us, max_rss_kb, written, full, answer: why }) => {
+                ended = true;
+                outcome.cpu = Duration::from_micros(cpu_us);
+                outcome.max_rss = max_rss_kb * 1024;
+                outcome.written = written;
+                outcome.disk_full = full;
+                outcome.ending = match (signal, code) {
+                    (Some(signal), _) => Ending::Signalled(signal),
+                    (None, code) => Ending::Exited(code.unwrap_or(-1)),
+                };
+                answer = why.map_or(Ok(()), Err);
+            }
+            Ok(Line::Failed(why)) => return Err(SandboxError::Guard(why)),
+            Err(_) => {
+                return Err(SandboxError::Guard(format!("unreadable report `{}`", line.escape_debug())));
+            }
+        }
+    }
+    Ok((outcome, answer, ended))
+}
+
+/// Waits for the guard to exit, killing it when the deadline passes or
+/// `stop` is set (looked at every tenth of a second).
+fn wait(child: &mut Child, deadline: Instant, stop: &AtomicBool) -> Waited {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let pidfd = rustix::process::Pid::from_raw(pid(child).as_raw())
+        .and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok());
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let stopped = stop.load(Ordering::SeqCst);
+        if left.is_zero() || stopped {
+            kill_group(child);
+            return if stopped { Waited::Stopped } else { Waited::TimedOut };
+        }
+        let slice = left.min(Duration::from_millis(100));
+        if let Some(fd) = &pidfd {
+            let timeout = Timespec::try_from(slice).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 100_000_000 });
+            let mut fds = [PollFd::new(fd, PollFlags::IN)];
+            if poll(&mut fds, Some(&timeout)).is_ok_and(|n| n > 0) {
+                return Waited::Exited;
+            }
+        } else {
+            // No pidfd (an old kernel): look every millisecond.
+            if child.try_wait().ok().flatten().is_some() {
+                return Waited::Exited;
+            }
+            std::thread::sleep(slice.min(Duration::from_millis(1)));
+        }
+    }
+}
+
+fn pid(child: &Child) -> nix::unistd::Pid {
+    #[allow(clippy::cast_possible_wrap, reason = "process ids fit in an i32")]
+    nix::unistd::Pid::from_raw(child.id() as i32)
+}
+
+/// Kills the guard's process group (it made itself a session and group
+/// leader), which holds everything of the run that did not leave it; the
+/// PID namespace and the cgroup take the rest.
+fn kill_group(child: &Child) {
+    let _ = nix::sys::signal::killpg(pid(child), nix::sys::signal::Signal::SIGKILL);
+}
+
+/// An unused user id for a root grader's runs: one no account has,
+/// different for each grading on the machine.
+fn unused_uid() -> u32 {
+    let taken: Vec<u32> = fs::read_to_string("/etc/passwd")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split(':').nth(2)?.parse().ok())
+        .collect();
+    let mut uid = RUN_UIDS + std::process::id() % 1_000_000;
+    while taken.contains(&uid) {
+        uid += 1;
+    }
+    uid
+}
+
+/// Copies of the referee where people install it on the search path.
+fn installed() -> Vec<PathBuf> {
+    let dirs = [
+        "/usr/local/bin",
+        "/usr/local/sbin",
+        "/usr/bin",
+        "/usr/sbin",
+        "/bin",
+        "/sbin",
+        "/usr/local/cargo/bin",
+    ];
+    dirs.iter()
+        .flat_map(|d| ["ttt-referee", "ttt-guard"].map(|name| Path::new(d).join(name)))
+        .filter(|p| p.exists())
+        .collect()
+}
+
+/// Whether `path` is under a directory the container binds.
+fn in_system_dirs(path: &Path) -> bool {
+    ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"].iter().any(|d| path.starts_with(d))
+}
+
+/// The bytes and files under `path` (not following links); the grader's
+/// own trees only.
+fn tree_size(path: &Path, depth: u32) -> (u64, u64) {
+    let Ok(meta) = fs::symlink_metadata(path) else { return (0, 0) };
+    if !meta.is_dir() || depth > 64 {
+        return (meta.len(), 1);
+    }
+    fs::read_dir(path).map_or((0, 1), |entries| {
+        entries
+            .flatten()
+            .map(|e| tree_size(&e.path(), depth + 1))
+            .fold((0, 1), |(b, f), (b2, f2)| (b + b2, f + f2))
+    })
+}
+
+/// Removes a directory tree, even one whose program took its own
+/// permissions away.
+pub fn remove_all(path: &Path) {
+    fn open_up(path: &Path) {
+        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
+        if let Ok(entries) = fs::read_dir(path) {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    open_up(&entry.path());
+                }
+            }
+        }
+    }
+    if fs::remove_dir_all(path).is_err() {
+        open_up(path);
+        let _ = fs::remove_dir_all(path);
+    }
+}
+
+/// Reads at most `limit` bytes of `path`, never following a link or
+/// blocking on a FIFO; `None` if it is missing or not a regular file.
+#[must_use]
+pub fn read_capped(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}

@@ -1,0 +1,136 @@
+//! The system calls a run may not make, as a seccomp filter (the
+//! `seccompiler` crate: pure Rust, so `cargo install` needs no C library).
+//!
+//! A deny list on top of the other walls: most of what it refuses already
+//! needs a capability the program does not have, but each of these is a way
+//! out, a way to reach another process, or kernel surface a tic-tac-toe
+//! program has no use for. Refused calls fail with `EPERM`; `clone3`, whose
+//! flags a filter cannot see, fails with `ENOSYS` so that the C library falls
+//! back to `clone`, whose flags it can.
+
+use std::collections::BTreeMap;
+
+use nix::libc;
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+    TargetArch,
+};
+
+/// `ioctl` requests refused on any descriptor: pushing bytes into a
+/// terminal's input (`TIOCSTI`) and the Linux console's private calls
+/// (`TIOCLINUX`, which can also paste into a terminal).
+#[allow(clippy::unnecessary_cast, reason = "the request's type differs between C libraries")]
+const IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+
+/// `clone` flags that make a namespace: a run may not make its own.
+const NAMESPACE_FLAGS: [u64; 7] = [
+    libc::CLONE_NEWUSER as u64,
+    libc::CLONE_NEWNS as u64,
+    libc::CLONE_NEWPID as u64,
+    libc::CLONE_NEWNET as u64,
+    libc::CLONE_NEWIPC as u64,
+    libc::CLONE_NEWUTS as u64,
+    libc::CLONE_NEWCGROUP as u64,
+];
+
+/// Calls refused whatever their arguments.
+const REFUSED: &[i64] = &[
+    // Reaching into other processes.
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_kcmp,
+    libc::SYS_pidfd_getfd,
+    // Kernel keyrings belong to the user, not the run: a later run would
+    // read what this one stored.
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    // New namespaces, mounts and roots.
+    libc::SYS_unshare,
+    libc::SYS_setns,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_chroot,
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+    // Kernel surface with a history of escapes, and the kernel's log.
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_userfaultfd,
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    libc::SYS_syslog,
+    libc::SYS_open_by_handle_at,
+    libc::SYS_name_to_handle_at,
+];
+
+/// Why the filter could not be made or installed.
+pub type Error = String;
+
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, Error> {
+    SeccompRule::new(conditions).map_err(|e| e.to_string())
+}
+
+fn condition(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, Error> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
+}
+
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, Error> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let errno = u32::try_from(errno).map_err(|e| e.to_string())?;
+    SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno), arch)
+        .and_then(TryInto::try_into)
+        .map_err(|e| e.to_string())
+}
+
+/// The two programs: the refusals with `EPERM`, and `clone3` with `ENOSYS`.
+pub fn programs() -> Result<[BpfProgram; 2], Error> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = REFUSED.iter().map(|&call| (call, Vec::new())).collect();
+    rules.insert(
+        libc::SYS_ioctl,
+        IOCTLS
+            .iter()
+            .map(|&request| rule(vec![condition(1, SeccompCmpOp::Eq, request)?]))
+            .collect::<Result<_, _>>()?,
+    );
+    rules.insert(
+        libc::SYS_clone,
+        NAMESPACE_FLAGS
+            .iter()
+            .map(|&flag| rule(vec![condition(0, SeccompCmpOp::MaskedEq(flag), flag)?]))
+            .collect::<Result<_, _>>()?,
+    );
+    let refused = compile(rules, libc::EPERM)?;
+    let clone3 = compile(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), libc::ENOSYS)?;
+    Ok([refused, clone3])
+}
+
+/// Installs the filter on the calling thread and everything it starts from
+/// now on (setting `no_new_privs`, which the kernel requires).
+pub fn install() -> Result<(), Error> {
+    for program in programs()? {
+        seccompiler::apply_filter(&program).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_compiles_for_this_machine() {
+        let [refused, clone3] = programs().unwrap();
+        // Each listed call costs at least a comparison and a return.
+        assert!(refused.len() > REFUSED.len() * 2, "{}", refused.len());
+        assert!(!clone3.is_empty());
+    }
+}
