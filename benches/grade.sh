@@ -36,4 +36,4 @@ hyperfine --warmup 1 --runs 10 \
     "$bin grade --jobs 2 --tests $work/tests --run './prog TTTmoves.txt -o TTTgame.txt' $work/sub/right" \
     "$work/loop.sh $work/tests $work/sub/right"
 
-target/release/examples/guard_cost 500
+target/release/examples/guard_cost 300

@@ -123,7 +123,7 @@ fn contained(config: &Config, config_path: &Path) -> hakoniwa::Result<hakoniwa::
         // program starts.
         .uidmap(0)
         .gidmap(0)
-        .rootdir(area.join("root"))
+        .rootdir(&config.root)
         .runctl(Runctl::MountFallback);
     for dir in SYSTEM {
         let path = Path::new(dir);

@@ -27,8 +27,8 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -222,6 +222,8 @@ struct Config {
     job: Plan,
     /// The parts of the container's root every run shares.
     skeleton: PathBuf,
+    /// The directory the container's root is made on, this run's alone.
+    root: PathBuf,
     /// Copies of the referee under the system directories, masked in the
     /// container.
     hide: Vec<PathBuf>,
@@ -289,6 +291,9 @@ pub struct Sandbox {
     hide: Vec<PathBuf>,
     next: AtomicU64,
     stop: Arc<AtomicBool>,
+    /// Container roots no run is using: each is only mount points, so a
+    /// root is made once per run at once rather than once per run.
+    roots: Mutex<Vec<PathBuf>>,
 }
 
 /// The first of the user ids a root grader picks from for its runs: far
@@ -307,7 +312,7 @@ impl Sandbox {
     /// A sandbox whose guard is `guard`, a ttt-referee or ttt-guard binary
     /// (for callers that are neither, such as tests of the library).
     pub fn with_guard(guard: PathBuf) -> io::Result<Sandbox> {
-        let scratch = tempfile::Builder::new().prefix("ttt-grade-").tempdir()?;
+        let scratch = tempfile::Builder::new().prefix("ttt-grade-").tempdir_in(scratch_base())?;
         fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o700))?;
         let run_as = nix::unistd::geteuid().is_root().then(unused_uid);
         let mut hide = Vec::new();
@@ -341,6 +346,7 @@ impl Sandbox {
             hide,
             next: AtomicU64::new(0),
             stop: Arc::new(AtomicBool::new(false)),
+            roots: Mutex::new(Vec::new()),
         };
         sandbox.hand_over(&skeleton)?;
         if let Some(uid) = run_as {
@@ -388,15 +394,26 @@ impl Sandbox {
         if self.stop.load(Ordering::SeqCst) {
             return Err(SandboxError::Interrupted);
         }
-        let area = self.scratch().join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed)));
-        let result = self.run_in(job, &area);
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let area = self.scratch().join(format!("run-{number}"));
+        let root = self.roots.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let root = if let Some(root) = root {
+            root
+        } else {
+            let root = self.scratch().join(format!("root-{number}"));
+            fs::create_dir(&root).map_err(SandboxError::Start)?;
+            self.hand_over(&root).map_err(SandboxError::Start)?;
+            root
+        };
+        let result = self.run_in(job, &area, &root);
         remove_all(&area);
+        self.roots.lock().unwrap_or_else(PoisonError::into_inner).push(root);
         result
     }
 
-    fn run_in(&self, job: &Job, area: &Path) -> Result<Run, SandboxError> {
+    fn run_in(&self, job: &Job, area: &Path, root: &Path) -> Result<Run, SandboxError> {
         let start = SandboxError::Start;
-        for dir in ["in/files", "out", "root"] {
+        for dir in ["in/files", "out"] {
             fs::create_dir_all(area.join(dir)).map_err(start)?;
         }
         let mut input_bytes = 0;
@@ -426,6 +443,7 @@ impl Sandbox {
                 env: job.env.clone(),
             },
             skeleton: self.scratch().join("skeleton"),
+            root: root.to_path_buf(),
             hide: self.hide.clone(),
             memory_cgroup,
             // Room for what the run starts with, what it may write, and
@@ -440,10 +458,11 @@ impl Sandbox {
         let waited = wait(&mut child, began + job.limits.wall, &self.stop);
         let wall = began.elapsed();
         kill_group(&child);
+        // Reaped first: a zombie still counts as a member of its group.
+        let _ = child.wait();
         if let Ok(group) = &group {
             group.kill_all();
         }
-        let _ = child.wait();
         let mut report = String::new();
         let mut failure = String::new();
         if let Some(out) = child.stdout.take() {
@@ -689,6 +708,19 @@ fn pid(child: &Child) -> nix::unistd::Pid {
 /// PID namespace and the cgroup take the rest.
 fn kill_group(child: &Child) {
     let _ = nix::sys::signal::killpg(pid(child), nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Where the scratch directory goes: `$TMPDIR` when it is set, else
+/// `/dev/shm` (memory: a grading makes and removes many small files, which
+/// a disk file system makes slow), else the system's temporary directory.
+fn scratch_base() -> PathBuf {
+    if std::env::var_os("TMPDIR").is_none() {
+        let shm = Path::new("/dev/shm");
+        if rustix::fs::access(shm, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok() {
+            return shm.to_path_buf();
+        }
+    }
+    std::env::temp_dir()
 }
 
 /// An unused user id for a root grader's runs: one no account has,

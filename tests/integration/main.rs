@@ -7,6 +7,7 @@ mod faults;
 mod golden;
 mod grading;
 mod hostile;
+mod install;
 mod layering;
 mod output;
 mod peers;
