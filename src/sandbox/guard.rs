@@ -311,6 +311,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     if !places.contained {
         command.process_group(0);
     }
+    let watch = Watch::start(places.boxed.clone());
     let child = command.spawn();
     // A program that cannot be started counts as one that exited with 127,
     // as a shell says; its stderr says why.
@@ -324,9 +325,11 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
             (ExitStatus::from_raw(127 << 8), None)
         }
     };
-    // What it wrote, measured while whatever it left running still holds
-    // its files open.
-    let (used_after, full) = (used(&places.boxed), box_full(&places.boxed));
+    // What it wrote: the most the box held while it ran, and now, while
+    // whatever it left running still holds its files open.
+    let (peak, filled) = watch.stop();
+    let used_after = used(&places.boxed).max(peak);
+    let full = filled || box_full(&places.boxed);
     if places.contained {
         // Everything else in the PID namespace goes, and is reaped.
         let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
@@ -414,6 +417,38 @@ fn open_answer(path: &Path, name: &str) -> Result<File, String> {
             "a device"
         };
         Err(format!("its {name} is {what}, not a file"))
+    }
+}
+
+/// Watches the box while the program runs, every few milliseconds: files
+/// written and deleted again, or unlinked ones closed at exit, leave no
+/// trace a measurement at the end could see.
+struct Watch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<(u64, bool)>,
+}
+
+impl Watch {
+    fn start(boxed: PathBuf) -> Watch {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let (mut peak, mut full) = (0, false);
+            while !flag.load(Ordering::Relaxed) {
+                peak = peak.max(used(&boxed));
+                full |= box_full(&boxed);
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            (peak, full)
+        });
+        Watch { stop, thread }
+    }
+
+    /// The most bytes the box held, and whether it was ever full.
+    fn stop(self) -> (u64, bool) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap_or((0, false))
     }
 }
 

@@ -312,9 +312,10 @@ impl Sandbox {
     /// A sandbox whose guard is `guard`, a ttt-referee or ttt-guard binary
     /// (for callers that are neither, such as tests of the library).
     pub fn with_guard(guard: PathBuf) -> io::Result<Sandbox> {
-        let scratch = tempfile::Builder::new().prefix("ttt-grade-").tempdir_in(scratch_base())?;
-        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o700))?;
         let run_as = nix::unistd::geteuid().is_root().then(unused_uid);
+        let scratch =
+            tempfile::Builder::new().prefix("ttt-grade-").tempdir_in(scratch_base(run_as.is_some()))?;
+        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o700))?;
         let mut hide = Vec::new();
         for path in [&guard].into_iter().cloned().chain(std::env::current_exe().ok()).chain(installed()) {
             if let Ok(real) = fs::canonicalize(&path)
@@ -712,15 +713,27 @@ fn kill_group(child: &Child) {
 
 /// Where the scratch directory goes: `$TMPDIR` when it is set, else
 /// `/dev/shm` (memory: a grading makes and removes many small files, which
-/// a disk file system makes slow), else the system's temporary directory.
-fn scratch_base() -> PathBuf {
-    if std::env::var_os("TMPDIR").is_none() {
-        let shm = Path::new("/dev/shm");
-        if rustix::fs::access(shm, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok() {
-            return shm.to_path_buf();
-        }
-    }
-    std::env::temp_dir()
+/// a disk file system makes slow), else `/tmp`. A root grader's runs are
+/// another user, who must be able to pass through every directory above
+/// it: a `$TMPDIR` under a private home is passed over.
+fn scratch_base(for_another_user: bool) -> PathBuf {
+    let usable = |dir: &Path| {
+        rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok()
+            && (!for_another_user || passable_by_all(dir))
+    };
+    let chosen = std::env::var_os("TMPDIR").map(PathBuf::from);
+    chosen
+        .into_iter()
+        .chain([PathBuf::from("/dev/shm"), PathBuf::from("/tmp")])
+        .find(|dir| usable(dir))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Whether every user may pass through `dir` and each directory above it.
+fn passable_by_all(dir: &Path) -> bool {
+    fs::canonicalize(dir).is_ok_and(|dir| {
+        dir.ancestors().all(|d| fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    })
 }
 
 /// An unused user id for a root grader's runs: one no account has,

@@ -801,14 +801,42 @@ fn the_disk_is_capped_and_a_sparse_submission_refused() {
 }
 "#,
     );
+    // Each file under the limit (so the file-size rlimit never fires), in
+    // /tmp, /dev/shm and deep directories, some unlinked: only a cap on
+    // the whole run stops them.
+    let spread = area.hostile(
+        "spread",
+        r#"static int attack(void) {
+  static char b[1 << 20];
+  memset(b, 'x', sizeof b);
+  const char *dirs[] = { ".", "/tmp", "/dev/shm" };
+  long total = 0;
+  char name[64];
+  mkdir("a", 0755); mkdir("a/b", 0755);
+  for (int i = 0; i < 12; i++) {
+    snprintf(name, sizeof name, "%s/f%d", i % 4 == 3 ? "a/b" : dirs[i % 3], i);
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) { perror(name); continue; }
+    if (i % 2) unlink(name);
+    ssize_t n = write(fd, b, sizeof b);
+    if (n == (ssize_t)sizeof b) total += n;
+    if (!(i % 2)) close(fd);
+  }
+  if (total >= 12L << 20) BREACH("wrote 12 MB in twelve files of 1 MB");
+  return 0;
+}
+"#,
+    );
     let sparse = area.ordinary("sparse");
     fs::File::create(sparse.join("sparse.bin")).unwrap().set_len(1 << 40).unwrap();
-    let graded = area.grade(&[&nested, &unlinked, &fallocated, &sparse], "", &["--output-limit", "4"]);
+    let graded =
+        area.grade(&[&nested, &unlinked, &fallocated, &spread, &sparse], "", &["--output-limit", "4"]);
     assert_eq!(graded.status, Some(1), "{}", graded.stderr);
     graded.all(0, "output-limit");
     graded.all(1, "output-limit");
     graded.all(2, "output-limit");
-    graded.refused(3, "larger than");
+    graded.all(3, "output-limit");
+    graded.refused(4, "larger than");
 }
 
 /// Class 8, the submission's shape: a tree 200 directories deep and a
@@ -882,6 +910,18 @@ static int attack(void) {
   list("/home");
   list("/root");
   if (open("/etc/shadow", O_RDONLY) >= 0) BREACH("opened /etc/shadow");
+  /* Where the guard's own directories were mounted before the program
+     started: its answer and report go out through one of them. */
+  const char *grader[] = { "/.ttt/out", "/.ttt/in", "/.ttt/start" };
+  for (int i = 0; i < 3; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s/planted", grader[i]);
+    if (open(name, O_WRONLY | O_CREAT, 0644) >= 0) BREACH("created %s", name);
+    DIR *d = opendir(grader[i]);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) BREACH("%s holds %s", grader[i], e->d_name);
+  }
   FILE *f = fopen("/etc/passwd", "r");
   int lines = 0, c;
   while (f && (c = getc(f)) != EOF) lines += c == '\n';

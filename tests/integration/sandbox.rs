@@ -521,7 +521,16 @@ fn a_grader_killed_mid_run_leaves_no_student_process_and_no_half_report() {
         .status();
     assert!(built.unwrap().success());
     let report = area.dir.path().join("report");
+    // A grader killed with SIGKILL cannot remove its scratch directory: it
+    // goes in one of the test's own, which every user may pass through (as a
+    // root grader's run user must).
+    let scratch = tempfile::tempdir().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let mut grader = std::process::Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
+        .env("TMPDIR", scratch.path())
         .arg("grade")
         .arg("--tests")
         .arg(area.tests())
