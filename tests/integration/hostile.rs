@@ -835,7 +835,16 @@ fn the_disk_is_capped_and_a_sparse_submission_refused() {
     graded.all(0, "output-limit");
     graded.all(1, "output-limit");
     graded.all(2, "output-limit");
-    graded.all(3, "output-limit");
+    // The cap holds (no breach: status 42 would be `crashed`); whether the
+    // verdict also says so depends on the grader seeing the box full, and
+    // files unlinked and freed at exit within a few milliseconds can leave
+    // it no moment to see.
+    let verdicts = graded.verdicts(3);
+    assert!(
+        verdicts.iter().all(|v| v == "output-limit" || v == "no-output"),
+        "twelve 1 MB files got past a 4 MB cap: {verdicts:?}\n{}",
+        graded.shown(3)
+    );
     graded.refused(4, "larger than");
 }
 
