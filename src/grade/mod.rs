@@ -165,6 +165,27 @@ pub struct TestResult {
     pub actual: String,
 }
 
+impl TestResult {
+    /// A test whose program never ran to an end: a failed build, a refused
+    /// submission, a sandbox that could not run it.
+    fn not_run(test: &Test, verdict: Verdict, detail: String) -> TestResult {
+        TestResult {
+            test: test.name.clone(),
+            verdict,
+            score: 0.0,
+            detail,
+            wall: 0.0,
+            cpu: 0.0,
+            exit_status: None,
+            signal: None,
+            lines_matched: None,
+            first_difference: None,
+            expected: String::new(),
+            actual: String::new(),
+        }
+    }
+}
+
 /// How one submission did.
 #[derive(Clone, Debug, Serialize)]
 pub struct SubmissionResult {
@@ -278,20 +299,7 @@ fn not_run(
         .iter()
         .map(|test| {
             progress();
-            TestResult {
-                test: test.name.clone(),
-                verdict: Verdict::BuildFailed,
-                score: 0.0,
-                detail: detail.to_owned(),
-                wall: 0.0,
-                cpu: 0.0,
-                exit_status: None,
-                signal: None,
-                lines_matched: None,
-                first_difference: None,
-                expected: String::new(),
-                actual: String::new(),
-            }
+            TestResult::not_run(test, Verdict::BuildFailed, detail.to_owned())
         })
         .collect();
     SubmissionResult { submission: name, score: 0.0, build_failed: true, build_log: Some(log), tests }
@@ -424,20 +432,7 @@ fn run_test(sandbox: &Sandbox, start: &Path, test: &Test, options: &Options) -> 
         Err(SandboxError::Interrupted) => return None,
         // The sandbox failing is not the program's doing, but it stops
         // only this test, never the grading.
-        Err(e) => TestResult {
-            test: test.name.clone(),
-            verdict: Verdict::Crashed,
-            score: 0.0,
-            detail: format!("the sandbox could not run it: {e}"),
-            wall: 0.0,
-            cpu: 0.0,
-            exit_status: None,
-            signal: None,
-            lines_matched: None,
-            first_difference: None,
-            expected: String::new(),
-            actual: String::new(),
-        },
+        Err(e) => TestResult::not_run(test, Verdict::Crashed, format!("the sandbox could not run it: {e}")),
     })
 }
 
