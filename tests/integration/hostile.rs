@@ -23,7 +23,7 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::util::referee;
+use crate::util::{Graded, referee};
 
 /// The most a grading may take before the test calls it a hang.
 const HANG: Duration = Duration::from_mins(3);
@@ -135,69 +135,6 @@ impl Area {
 fn define(name: &str, value: &str) -> String {
     assert!(!value.contains(['\'', '"', '\\']), "{value:?} cannot be quoted simply");
     format!(" -D{name}='\"{value}\"'")
-}
-
-struct Graded {
-    status: Option<i32>,
-    results: Value,
-    stdout: String,
-    stderr: String,
-    report: PathBuf,
-}
-
-impl Graded {
-    fn submission(&self, index: usize) -> &Value {
-        &self.results["submissions"][index]
-    }
-
-    /// Submission `index`'s tests, shown in full with any failure.
-    fn tests(&self, index: usize) -> &[Value] {
-        self.submission(index)["tests"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no results: {}\n{}", self.stdout, self.stderr))
-    }
-
-    fn shown(&self, index: usize) -> String {
-        serde_json::to_string_pretty(self.submission(index)).unwrap()
-    }
-
-    /// Each test's verdict for submission `index`.
-    fn verdicts(&self, index: usize) -> Vec<String> {
-        self.tests(index).iter().map(|t| t["verdict"].as_str().unwrap().to_owned()).collect()
-    }
-
-    /// Asserts that every test of submission `index` got `verdict`.
-    fn all(&self, index: usize, verdict: &str) {
-        let verdicts = self.verdicts(index);
-        assert!(
-            !verdicts.is_empty() && verdicts.iter().all(|v| v == verdict),
-            "expected {verdict} on every test, got {verdicts:?}:\n{}\n{}",
-            self.shown(index),
-            self.stderr
-        );
-    }
-
-    /// Asserts that submission `index` was refused by the copy with a
-    /// reason containing `reason`: `build-failed` on every test, and the
-    /// build log and each detail saying so.
-    fn refused(&self, index: usize, reason: &str) {
-        self.all(index, "build-failed");
-        let shown = self.shown(index);
-        let log = self.submission(index)["build_log"].as_str().unwrap_or_default();
-        assert!(log.starts_with("the submission was refused: ") && log.contains(reason), "{shown}");
-        for test in self.tests(index) {
-            let detail = test["detail"].as_str().unwrap_or_default();
-            assert!(detail.starts_with("the submission was refused: ") && detail.contains(reason), "{shown}");
-        }
-    }
-
-    /// The submissions reported, by name.
-    fn names(&self) -> Vec<String> {
-        self.results["submissions"]
-            .as_array()
-            .map(|subs| subs.iter().map(|s| s["submission"].as_str().unwrap().to_owned()).collect())
-            .unwrap_or_default()
-    }
 }
 
 /// What every hostile program starts with: the headers, `BREACH(...)` to

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::util::Graded;
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -76,17 +77,6 @@ fn submission(subs: &Path, name: &str, source: &str) -> PathBuf {
 fn entries(dir: &Path) -> Vec<String> {
     fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
 }
-
-/// What a grading gave: exit status, results.json (`Null` if none),
-/// standard output and error, and where the report was to go.
-struct Graded {
-    status: Option<i32>,
-    results: Value,
-    stdout: String,
-    stderr: String,
-    report: PathBuf,
-}
-
 impl Graded {
     /// Runs `command` (a grading writing its report to `report`), within
     /// [`HANG`].
@@ -111,21 +101,6 @@ impl Graded {
         graded
     }
 
-    fn submission(&self, index: usize) -> &Value {
-        &self.results["submissions"][index]
-    }
-
-    /// Submission `index`'s tests, shown in full with any failure.
-    fn tests(&self, index: usize) -> &[Value] {
-        self.submission(index)["tests"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no results: {}\n{}", self.stdout, self.stderr))
-    }
-
-    fn shown(&self, index: usize) -> String {
-        format!("{}\n{}", serde_json::to_string_pretty(self.submission(index)).unwrap(), self.stderr)
-    }
-
     /// Asserts that submission `index` was built and run: not refused, not
     /// build-failed, and every test ended `pass` or `wrong`.
     fn ran(&self, index: usize) {
@@ -136,19 +111,6 @@ impl Graded {
         for test in tests {
             let verdict = test["verdict"].as_str().unwrap();
             assert!(verdict == "pass" || verdict == "wrong", "{verdict}: {shown}");
-        }
-    }
-
-    /// Asserts that submission `index` was refused with a reason containing
-    /// `reason`: `build-failed` on every test, each detail saying so.
-    fn refused(&self, index: usize, reason: &str) {
-        let shown = self.shown(index);
-        let tests = self.tests(index);
-        assert!(!tests.is_empty(), "{shown}");
-        for test in tests {
-            assert_eq!(test["verdict"], "build-failed", "{shown}");
-            let detail = test["detail"].as_str().unwrap_or_default();
-            assert!(detail.starts_with("the submission was refused") && detail.contains(reason), "{shown}");
         }
     }
 

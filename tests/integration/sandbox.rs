@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::util::referee;
+use crate::util::{Graded, referee};
 
 /// A grading area: tests, submissions and reports under one temporary
 /// directory.
@@ -96,40 +96,6 @@ impl Area {
 /// Defines the C programs may use: where the tests are.
 fn cflags(area: &Area) -> String {
     format!("-DTESTS='\"{}\"'", area.tests().display())
-}
-
-struct Graded {
-    status: Option<i32>,
-    results: Value,
-    stdout: String,
-    stderr: String,
-    report: PathBuf,
-}
-
-impl Graded {
-    fn submission(&self, index: usize) -> &Value {
-        &self.results["submissions"][index]
-    }
-
-    /// Each test's verdict for submission `index` (the details go to
-    /// standard error, which the test harness shows when a test fails).
-    fn verdicts(&self, index: usize) -> Vec<String> {
-        let tests = self.submission(index)["tests"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no results: {}\n{}", self.stdout, self.stderr));
-        // Shown when an assertion on them fails.
-        eprintln!("{}", serde_json::to_string_pretty(tests).unwrap());
-        tests.iter().map(|t| t["verdict"].as_str().unwrap().to_owned()).collect()
-    }
-
-    fn test(&self, index: usize, test: usize) -> &Value {
-        &self.submission(index)["tests"][test]
-    }
-
-    /// Whether the grading run said this protection is in force.
-    fn in_force(&self, name: &str) -> bool {
-        self.stderr.lines().any(|l| l.contains("in force") && l.contains(name))
-    }
 }
 
 /// Whether any process on the machine is named `tag` (`/proc/*/comm`).

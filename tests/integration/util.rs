@@ -44,3 +44,82 @@ pub fn first_difference(actual: &[u8], expected: &[u8]) -> String {
     }
     "no line differs".to_owned()
 }
+
+/// A finished grading, as the `grade` tests read it: its exit status,
+/// `results.json`, its standard output and error, and where its report is.
+pub struct Graded {
+    pub status: Option<i32>,
+    pub results: serde_json::Value,
+    pub stdout: String,
+    pub stderr: String,
+    pub report: PathBuf,
+}
+
+impl Graded {
+    pub fn submission(&self, index: usize) -> &serde_json::Value {
+        &self.results["submissions"][index]
+    }
+
+    /// Submission `index`'s tests.
+    pub fn tests(&self, index: usize) -> &[serde_json::Value] {
+        self.submission(index)["tests"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no results: {}\n{}", self.stdout, self.stderr))
+    }
+
+    /// Test `test` of submission `index`.
+    pub fn test(&self, index: usize, test: usize) -> &serde_json::Value {
+        &self.submission(index)["tests"][test]
+    }
+
+    /// Submission `index` in full, and the grader's standard error, for
+    /// failure messages.
+    pub fn shown(&self, index: usize) -> String {
+        format!("{}\n{}", serde_json::to_string_pretty(self.submission(index)).unwrap(), self.stderr)
+    }
+
+    /// Each test's verdict for submission `index` (the details go to
+    /// standard error, which the test harness shows when a test fails).
+    pub fn verdicts(&self, index: usize) -> Vec<String> {
+        let tests = self.tests(index);
+        eprintln!("{}", serde_json::to_string_pretty(tests).unwrap());
+        tests.iter().map(|t| t["verdict"].as_str().unwrap().to_owned()).collect()
+    }
+
+    /// Asserts that every test of submission `index` got `verdict`.
+    pub fn all(&self, index: usize, verdict: &str) {
+        let verdicts = self.verdicts(index);
+        assert!(
+            !verdicts.is_empty() && verdicts.iter().all(|v| v == verdict),
+            "expected {verdict} on every test, got {verdicts:?}:\n{}",
+            self.shown(index)
+        );
+    }
+
+    /// Asserts that submission `index` was refused by the copy with a
+    /// reason containing `reason`: `build-failed` on every test, and the
+    /// build log and each detail saying so.
+    pub fn refused(&self, index: usize, reason: &str) {
+        self.all(index, "build-failed");
+        let shown = self.shown(index);
+        let log = self.submission(index)["build_log"].as_str().unwrap_or_default();
+        assert!(log.starts_with("the submission was refused: ") && log.contains(reason), "{shown}");
+        for test in self.tests(index) {
+            let detail = test["detail"].as_str().unwrap_or_default();
+            assert!(detail.starts_with("the submission was refused: ") && detail.contains(reason), "{shown}");
+        }
+    }
+
+    /// The submissions reported, by name.
+    pub fn names(&self) -> Vec<String> {
+        self.results["submissions"]
+            .as_array()
+            .map(|subs| subs.iter().map(|s| s["submission"].as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether the grading said this protection is in force.
+    pub fn in_force(&self, name: &str) -> bool {
+        self.stderr.lines().any(|l| l.contains("in force") && l.contains(name))
+    }
+}
