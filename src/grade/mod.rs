@@ -220,9 +220,6 @@ pub const SHOWN_BYTES: usize = 64 << 10;
 /// Why grading could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
-    /// The sandbox failed (not the program in it).
-    #[error(transparent)]
-    Sandbox(#[from] SandboxError),
     /// A scratch file or directory could not be made.
     #[error("{path}: {source}")]
     Io {

@@ -52,7 +52,7 @@ pub(super) const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urando
 pub fn guard_main(stage: &str, _args: &[OsString]) -> ! {
     let mut out = io::stdout().lock();
     let result = if stage == INIT_ARG {
-        read_config().and_then(|config| init(&config, &mut out))
+        read_config().and_then(|(config, _)| init(&config, &mut out))
     } else if stage == GUARD_ARG {
         guard(&mut out)
     } else {
@@ -75,11 +75,12 @@ fn report(out: &mut impl Write, line: &Line) {
     let _ = out.flush();
 }
 
-/// The job, from standard input (at most 1 MiB).
-fn read_config() -> Result<Config, String> {
+/// The job, from standard input (at most 1 MiB), and its text.
+fn read_config() -> Result<(Config, Vec<u8>), String> {
     let mut text = Vec::new();
     io::stdin().lock().take(1 << 20).read_to_end(&mut text).map_err(|e| format!("reading the job: {e}"))?;
-    serde_json::from_slice(&text).map_err(|e| format!("a malformed job: {e}"))
+    let config = serde_json::from_slice(&text).map_err(|e| format!("a malformed job: {e}"))?;
+    Ok((config, text))
 }
 
 /// Stage 1, outside the container.
@@ -89,9 +90,9 @@ fn guard(out: &mut impl Write) -> Result<(), String> {
     // A grader killed mid-run takes its runs with it.
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
         .map_err(|e| format!("pdeathsig: {}", e.desc()))?;
-    let config = read_config()?;
+    // Process 1 reads the same text from a file: its standard input.
+    let (config, text) = read_config()?;
     let area = &config.job.area;
-    let text = serde_json::to_vec(&config).map_err(|e| e.to_string())?;
     let config_path = area.join("job.json");
     fs::write(&config_path, text).map_err(|e| format!("{}: {e}", config_path.display()))?;
     let status = contained(&config, &config_path);

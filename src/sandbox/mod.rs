@@ -294,6 +294,8 @@ pub struct Sandbox {
     /// Container roots no run is using: each is only mount points, so a
     /// root is made once per run at once rather than once per run.
     roots: Mutex<Vec<PathBuf>>,
+    /// [`Sandbox::start_size`]'s measurements, by tree.
+    sizes: Mutex<std::collections::HashMap<PathBuf, (u64, u64)>>,
 }
 
 /// The first of the user ids a root grader picks from for its runs: far
@@ -348,6 +350,7 @@ impl Sandbox {
             next: AtomicU64::new(0),
             stop: Arc::new(AtomicBool::new(false)),
             roots: Mutex::new(Vec::new()),
+            sizes: Mutex::new(std::collections::HashMap::new()),
         };
         sandbox.hand_over(&skeleton)?;
         if let Some(uid) = run_as {
@@ -426,7 +429,7 @@ impl Sandbox {
             fs::write(area.join("in").join(STDIN), bytes).map_err(start)?;
         }
         self.hand_over(area).map_err(start)?;
-        let (start_bytes, start_files) = job.start.as_deref().map_or((0, 0), |p| tree_size(p, 0));
+        let (start_bytes, start_files) = job.start.as_deref().map_or((0, 0), |p| self.start_size(p));
         let memory_cgroup = self.cgroups.is_ok();
         let config = Config {
             job: Plan {
@@ -514,6 +517,13 @@ impl Sandbox {
             answer,
             gaps,
         })
+    }
+
+    /// The bytes and files of a run's starting tree, measured once: every
+    /// test of a submission starts from the same build.
+    fn start_size(&self, start: &Path) -> (u64, u64) {
+        let mut sizes = self.sizes.lock().unwrap_or_else(PoisonError::into_inner);
+        *sizes.entry(start.to_path_buf()).or_insert_with(|| tree_size(start, 0))
     }
 
     /// Starts the guard in the run's cgroup (when there is one) and hands it
