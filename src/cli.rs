@@ -85,7 +85,7 @@ enum Command {
     Gen(gen_cmd::GenArgs),
     /// Run students' programs against tests in a sandbox and report.
     #[command(after_help = grade_cmd::AFTER_HELP)]
-    Grade(grade_cmd::GradeArgs),
+    Grade(Box<grade_cmd::GradeArgs>),
     /// Print a shell completion script.
     Completions {
         /// The shell to complete for.

@@ -1,24 +1,34 @@
 //! `grade`: run people's programs against tests in the [`sandbox`] and say
 //! how each did.
 //!
-//! The expected output of every test comes from ttt-referee itself: the
-//! referee's transcript of a move file, or a console profile's session for a
-//! typed script. Each submission is copied and built once; each test runs in
-//! a fresh copy of the build. Verdicts follow [`Verdict`]'s order.
+//! A [`Grader`] is made from a [`Plan`]: the tests (with their expected
+//! answers, [`suite`]), how each submission is built and run (given, or
+//! found from its files, [`language`]), the I/O convention, the limits, and
+//! what the sandbox must provide. Each submission is copied and built once;
+//! each test runs in a fresh copy of the build. Verdicts follow
+//! [`Verdict`]'s order.
 
+pub mod language;
 pub mod report;
+pub mod suite;
 
 use std::fmt::{self, Write as _};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub use self::language::{Commands, Languages};
+pub use self::suite::{Expected, Test};
 use crate::check::{CheckOptions, Comparison, Difference, compare};
-use crate::sandbox::{self, Collect, Ending, Job, Limits, Outcome, Run, Sandbox, SandboxError, copy};
+use crate::sandbox::{
+    self, Collect, Ending, Job, Limits, Outcome, Protections, Run, Sandbox, SandboxError, copy,
+};
 
 /// How a program receives its test and gives its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,39 +52,76 @@ pub enum Io {
     Console,
 }
 
-/// One test: its name (the file name), what the program is given, and what
-/// it should produce.
+impl Io {
+    /// The test's and the answer's names in the run directory.
+    fn names(&self) -> (&str, &str) {
+        match self {
+            Io::Files { input, output } => (input, output),
+            _ => (DEFAULT_INPUT, DEFAULT_OUTPUT),
+        }
+    }
+}
+
+/// How each submission's build and run commands are found.
 #[derive(Clone, Debug)]
-pub struct Test {
-    /// The test file's name, such as `game-0001.txt`.
-    pub name: String,
-    /// The move file or typed script.
-    pub input: Vec<u8>,
-    /// The referee's transcript, or the profile's session.
-    pub expected: Vec<u8>,
+pub enum Programs {
+    /// The same commands for everyone (`--build`, `--run`).
+    Given {
+        /// A shell command run once in each submission's copy.
+        build: Option<String>,
+        /// The program's command line, split into words as a shell would.
+        run: String,
+    },
+    /// Found for each submission from its files.
+    Detected(Languages),
+}
+
+/// The limits of each test run unless the plan says otherwise: 2 s of wall
+/// and CPU time, 512 MB, 16 MB written, 64 processes.
+pub const TEST_LIMITS: Limits = Limits {
+    wall: Duration::from_secs(2),
+    cpu: Duration::from_secs(2),
+    memory: 512 << 20,
+    output: 16 << 20,
+    processes: 64,
+};
+
+/// The limits of a build, given a test's: two minutes, and at least 4 GB,
+/// 256 MB written and 64 processes (compilers need more than programs).
+#[must_use]
+pub fn build_limits(test: &Limits) -> Limits {
+    Limits {
+        wall: Duration::from_mins(2),
+        cpu: Duration::from_mins(2),
+        memory: test.memory.max(4 << 30),
+        output: test.output.max(256 << 20),
+        processes: test.processes.max(64),
+    }
 }
 
 /// Everything that says how to grade.
 #[derive(Clone, Debug)]
-pub struct Options {
-    /// A shell command run once in each submission's private copy.
-    pub build: Option<String>,
-    /// The program's command line, split into words as a shell would.
-    pub run: String,
-    /// How it reads and writes.
+pub struct Plan {
+    /// The tests, in the order reports list them.
+    pub tests: Vec<Test>,
+    /// How submissions are built and run.
+    pub programs: Programs,
+    /// How they read and write.
     pub io: Io,
     /// Limits for each test run.
     pub limits: Limits,
-    /// Limits for the build.
+    /// Limits for each build.
     pub build_limits: Limits,
-    /// How many tests run at once.
+    /// How many builds and tests run at once.
     pub jobs: usize,
     /// Score a wrong answer by its share of lines matched.
     pub partial: bool,
-    /// How answers are compared (`check`'s tolerant comparison by default).
+    /// How answers are compared (`check`'s comparison).
     pub check: CheckOptions,
     /// The most a submission may hold to be copied and graded.
     pub copy_caps: copy::Caps,
+    /// Refuse to grade unless every protection is in force.
+    pub require_sandbox: bool,
 }
 
 /// The verdict on one test. When several apply, the earliest here wins
@@ -163,6 +210,9 @@ pub struct TestResult {
     /// The program's answer, cut at [`SHOWN_BYTES`].
     #[serde(skip)]
     pub actual: String,
+    /// The end of what the program wrote on standard error: its last
+    /// [`STDERR_LINES`] lines, at most [`STDERR_BYTES`].
+    pub stderr: String,
 }
 
 impl TestResult {
@@ -182,6 +232,7 @@ impl TestResult {
             first_difference: None,
             expected: String::new(),
             actual: String::new(),
+            stderr: String::new(),
         }
     }
 }
@@ -191,6 +242,9 @@ impl TestResult {
 pub struct SubmissionResult {
     /// The submission's name: its directory's.
     pub submission: String,
+    /// How it was built and run: the language found (`C++`,
+    /// `Java (ttt.Main)`, …), `given` for `--build`/`--run`, or `unknown`.
+    pub language: String,
     /// Out of 100.
     pub score: f64,
     /// Whether the build failed.
@@ -217,6 +271,12 @@ pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
 
+/// The most lines of a failing program's standard error kept to show.
+pub const STDERR_LINES: usize = 20;
+
+/// The most bytes of a failing program's standard error kept to show.
+pub const STDERR_BYTES: usize = 4 << 10;
+
 /// Why grading could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
@@ -228,9 +288,15 @@ pub enum GradeError {
         /// What went wrong.
         source: io::Error,
     },
-    /// The run command is not a command line.
+    /// The given run command is not a command line.
     #[error("--run `{0}` is not a command line: {1}")]
     Command(String, String),
+    /// The sandbox cannot run anything here.
+    #[error("the sandbox does not work here: {0}")]
+    Sandbox(SandboxError),
+    /// The plan requires every protection and some are missing.
+    #[error("--require-sandbox: some protections are not in force on this machine:\n{0}")]
+    Unprotected(Protections),
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> GradeError + '_ {
@@ -244,204 +310,306 @@ pub struct Graded {
     /// The submissions graded, in the order given.
     pub results: Vec<SubmissionResult>,
     /// The names of those not graded because the grading was stopped
-    /// ([`Sandbox::stopper`]).
+    /// ([`Grader::stopper`]).
     pub not_graded: Vec<String>,
 }
 
-/// Grades every submission on every test. `progress` is called after each
-/// test (and each failed build) with the number done. When the sandbox is
-/// stopped, the submissions under way are dropped and the rest skipped.
-pub fn grade(
-    sandbox: &Sandbox,
-    submissions: &[PathBuf],
-    tests: &[Test],
-    options: &Options,
-    progress: &(dyn Fn() + Sync),
-) -> Result<Graded, GradeError> {
-    // Split once, so a bad command line is an error before anything runs.
-    shell_words::split(&options.run).map_err(|e| GradeError::Command(options.run.clone(), e.to_string()))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs.max(1))
-        .build()
-        .map_err(|e| GradeError::Io { path: PathBuf::from("(thread pool)"), source: io::Error::other(e) })?;
-    let mut graded = Graded { results: Vec::new(), not_graded: Vec::new() };
-    for (index, submission) in submissions.iter().enumerate() {
-        let area = sandbox.scratch().join(format!("submission-{index}"));
-        let result = pool.install(|| grade_one(sandbox, submission, &area, tests, options, progress));
-        sandbox::remove_all(&area);
-        match result? {
-            Some(result) => graded.results.push(result),
-            None => graded.not_graded.push(submission_name(submission)),
+/// A grading ready to run: a [`Plan`], and a sandbox that was probed and
+/// gives what the plan requires.
+pub struct Grader {
+    plan: Plan,
+    sandbox: Sandbox,
+    protections: Protections,
+}
+
+impl Grader {
+    /// Sets up the sandbox for `plan` and checks what it protects.
+    pub fn new(plan: Plan) -> Result<Grader, GradeError> {
+        let sandbox = Sandbox::new().map_err(io_error(Path::new("(the sandbox's scratch directory)")))?;
+        Grader::with_sandbox(plan, sandbox)
+    }
+
+    /// As [`Grader::new`], with a sandbox made by the caller.
+    pub fn with_sandbox(plan: Plan, sandbox: Sandbox) -> Result<Grader, GradeError> {
+        if let Programs::Given { run, .. } = &plan.programs {
+            // Split once, so a bad command line is an error before anything runs.
+            shell_words::split(run).map_err(|e| GradeError::Command(run.clone(), e.to_string()))?;
+        }
+        let protections = sandbox.probe(plan.limits).map_err(GradeError::Sandbox)?;
+        if plan.require_sandbox && !protections.complete() {
+            return Err(GradeError::Unprotected(protections));
+        }
+        Ok(Grader { plan, sandbox, protections })
+    }
+
+    /// The plan this grades by.
+    #[must_use]
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// What the sandbox protects on this machine.
+    #[must_use]
+    pub fn protections(&self) -> &Protections {
+        &self.protections
+    }
+
+    /// Set it to stop the grading: the runs under way are killed, and the
+    /// submissions not finished are reported as not graded.
+    #[must_use]
+    pub fn stopper(&self) -> Arc<AtomicBool> {
+        self.sandbox.stopper()
+    }
+
+    /// Grades every submission on every test, `jobs` builds and runs at a
+    /// time. `progress` is called after each test (and each test a failed
+    /// build leaves unrun).
+    pub fn grade(&self, submissions: &[PathBuf], progress: &(dyn Fn() + Sync)) -> Result<Graded, GradeError> {
+        let pool =
+            rayon::ThreadPoolBuilder::new().num_threads(self.plan.jobs.max(1)).build().map_err(|e| {
+                GradeError::Io { path: PathBuf::from("(thread pool)"), source: io::Error::other(e) }
+            })?;
+        let outcomes: Vec<Result<Option<SubmissionResult>, GradeError>> = pool.install(|| {
+            submissions
+                .par_iter()
+                .enumerate()
+                .map(|(index, submission)| {
+                    let area = self.sandbox.scratch().join(format!("submission-{index}"));
+                    let result = self.grade_one(submission, &area, progress);
+                    sandbox::remove_all(&area);
+                    result
+                })
+                .collect()
+        });
+        let mut graded = Graded { results: Vec::new(), not_graded: Vec::new() };
+        for (submission, outcome) in submissions.iter().zip(outcomes) {
+            match outcome? {
+                Some(result) => graded.results.push(result),
+                None => graded.not_graded.push(submission_name(submission)),
+            }
+        }
+        Ok(graded)
+    }
+
+    /// Every test failed the same way before anything ran (a refused copy, a
+    /// failed build).
+    fn not_run(
+        &self,
+        name: String,
+        language: String,
+        log: String,
+        detail: &str,
+        progress: &(dyn Fn() + Sync),
+    ) -> SubmissionResult {
+        let tests = self
+            .plan
+            .tests
+            .iter()
+            .map(|test| {
+                progress();
+                TestResult::not_run(test, Verdict::BuildFailed, detail.to_owned())
+            })
+            .collect();
+        SubmissionResult {
+            submission: name,
+            language,
+            score: 0.0,
+            build_failed: true,
+            build_log: Some(log),
+            tests,
         }
     }
-    Ok(graded)
-}
 
-/// A submission's name: its directory's last component.
-#[must_use]
-pub fn submission_name(path: &Path) -> String {
-    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
-}
+    fn grade_one(
+        &self,
+        submission: &Path,
+        area: &Path,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Option<SubmissionResult>, GradeError> {
+        let plan = &self.plan;
+        let name = submission_name(submission);
+        let source = area.join("source");
+        fs::create_dir_all(&source).map_err(io_error(&source))?;
+        // A root grader copies only what the submission's owner owns: no file
+        // of anyone else's can be linked into it.
+        let owner = self.sandbox.run_user().and_then(|_| fs::metadata(submission).ok()).map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.uid()
+        });
+        if let Err(e) = copy::copy_tree(submission, &source, plan.copy_caps, owner) {
+            let why = format!("the submission was refused: {e}");
+            return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+        }
+        let commands = match &plan.programs {
+            Programs::Given { build, run } => {
+                Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
+            }
+            Programs::Detected(languages) => match languages.detect(&source, plan.limits.memory) {
+                Ok(commands) => commands,
+                Err(why) => {
+                    return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+                }
+            },
+        };
+        let language = commands.language.clone();
+        // No answer left from the author's own runs can pass for one.
+        let (_, output) = plan.io.names();
+        if plan.io != Io::Console {
+            remove_entry(&source.join(output)).map_err(io_error(&source))?;
+        }
+        self.sandbox.hand_over(area).map_err(io_error(area))?;
 
-/// Every test failed the same way before anything ran (a refused copy, a
-/// failed build).
-fn not_run(
-    name: String,
-    tests: &[Test],
-    log: String,
-    detail: &str,
-    progress: &(dyn Fn() + Sync),
-) -> SubmissionResult {
-    let tests = tests
-        .iter()
-        .map(|test| {
-            progress();
-            TestResult::not_run(test, Verdict::BuildFailed, detail.to_owned())
-        })
-        .collect();
-    SubmissionResult { submission: name, score: 0.0, build_failed: true, build_log: Some(log), tests }
-}
+        let mut start = source.clone();
+        let mut build_log = None;
+        if let Some(command) = &commands.build {
+            let built = area.join("built");
+            let job = Job {
+                argv: vec!["/bin/sh".to_owned(), "-c".to_owned(), command.clone()],
+                start: Some(source),
+                files: Vec::new(),
+                stdin: None,
+                collect: Collect::Tree(built.clone()),
+                limits: plan.build_limits,
+                env: Vec::new(),
+            };
+            let (ok, mut log) = match self.sandbox.run(&job) {
+                Ok(run) => {
+                    let mut log = String::from_utf8_lossy(&run.stdout[..run.stdout.len().min(SHOWN_BYTES)])
+                        .into_owned();
+                    log.push_str(&String::from_utf8_lossy(&run.stderr[..run.stderr.len().min(SHOWN_BYTES)]));
+                    if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
+                        (true, log)
+                    } else {
+                        let why = run.answer.err().map(|e| format!(" ({e})")).unwrap_or_default();
+                        let _ = write!(
+                            log,
+                            "\n[the build {}{why}]\n",
+                            describe_ending(&run.outcome, &plan.build_limits)
+                        );
+                        (false, log)
+                    }
+                }
+                Err(SandboxError::Interrupted) => return Ok(None),
+                Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
+            };
+            if !ok {
+                log.truncate(SHOWN_BYTES);
+                return Ok(Some(self.not_run(name, language, log, "the build failed", progress)));
+            }
+            build_log = Some(log);
+            if plan.io != Io::Console {
+                remove_entry(&built.join(output)).map_err(io_error(&built))?;
+            }
+            start = built;
+            self.sandbox.hand_over(&start).map_err(io_error(&start))?;
+        }
 
-fn grade_one(
-    sandbox: &Sandbox,
-    submission: &Path,
-    area: &Path,
-    tests: &[Test],
-    options: &Options,
-    progress: &(dyn Fn() + Sync),
-) -> Result<Option<SubmissionResult>, GradeError> {
-    let name = submission_name(submission);
-    let source = area.join("source");
-    fs::create_dir_all(&source).map_err(io_error(&source))?;
-    // A root grader copies only what the submission's owner owns: no file
-    // of anyone else's can be linked into it.
-    let owner = sandbox.run_user().and_then(|_| fs::metadata(submission).ok()).map(|m| {
-        use std::os::unix::fs::MetadataExt;
-        m.uid()
-    });
-    if let Err(e) = copy::copy_tree(submission, &source, options.copy_caps, owner) {
-        let why = format!("the submission was refused: {e}");
-        return Ok(Some(not_run(name, tests, why.clone(), &why, progress)));
+        // Collecting into an Option stops handing out tests once one was
+        // interrupted.
+        let Some(tests): Option<Vec<TestResult>> = plan
+            .tests
+            .par_iter()
+            .map(|test| {
+                let result = self.run_test(&start, &commands.run, test);
+                progress();
+                result
+            })
+            .collect()
+        else {
+            return Ok(None);
+        };
+        #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
+        let score = if tests.is_empty() {
+            0.0
+        } else {
+            100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
+        };
+        Ok(Some(SubmissionResult {
+            submission: name,
+            language,
+            score,
+            build_failed: false,
+            build_log,
+            tests,
+        }))
     }
-    sandbox.hand_over(area).map_err(io_error(area))?;
 
-    let mut start = source.clone();
-    let mut build_log = None;
-    if let Some(command) = &options.build {
-        let built = area.join("built");
+    /// Runs one test in a fresh run directory that starts as the build; `None`
+    /// if the grading was interrupted.
+    fn run_test(&self, start: &Path, run: &str, test: &Test) -> Option<TestResult> {
+        let plan = &self.plan;
+        // The test is in the run directory under the input name in every mode
+        // but a console's; `{moves}` and `{out}` in the command are its name and
+        // the answer's (the run directory is the program's working directory).
+        let (input, output) = plan.io.names();
+        let run =
+            run.replace("{moves}", &shell_words::quote(input)).replace("{out}", &shell_words::quote(output));
+        let argv = shell_words::split(&run).unwrap_or_default();
+        let (files, stdin, collect) = match &plan.io {
+            Io::Files { .. } | Io::Args => {
+                (vec![(input.to_owned(), test.input.clone())], None, Collect::File(output.to_owned()))
+            }
+            // The move file is also the program's standard input.
+            Io::Stdout => {
+                (vec![(input.to_owned(), test.input.clone())], Some(test.input.clone()), Collect::Nothing)
+            }
+            // A console's script is only its standard input.
+            Io::Console => (Vec::new(), Some(test.input.clone()), Collect::Nothing),
+        };
         let job = Job {
-            argv: vec!["/bin/sh".to_owned(), "-c".to_owned(), command.clone()],
-            start: Some(source),
-            files: Vec::new(),
-            stdin: None,
-            collect: Collect::Tree(built.clone()),
-            limits: options.build_limits,
+            argv,
+            start: Some(start.to_path_buf()),
+            files,
+            stdin,
+            collect,
+            limits: plan.limits,
             env: Vec::new(),
         };
-        let (ok, mut log) = match sandbox.run(&job) {
-            Ok(run) => {
-                let mut log =
-                    String::from_utf8_lossy(&run.stdout[..run.stdout.len().min(SHOWN_BYTES)]).into_owned();
-                log.push_str(&String::from_utf8_lossy(&run.stderr[..run.stderr.len().min(SHOWN_BYTES)]));
-                if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
-                    (true, log)
-                } else {
-                    let why = run.answer.err().map(|e| format!(" ({e})")).unwrap_or_default();
-                    let _ = write!(
-                        log,
-                        "\n[the build {}{why}]\n",
-                        describe_ending(&run.outcome, &options.build_limits)
-                    );
-                    (false, log)
-                }
+        Some(match self.sandbox.run(&job) {
+            Ok(run) => judge(test, &run, plan),
+            Err(SandboxError::Interrupted) => return None,
+            // The sandbox failing is not the program's doing, but it stops
+            // only this test, never the grading.
+            Err(e) => {
+                TestResult::not_run(test, Verdict::Crashed, format!("the sandbox could not run it: {e}"))
             }
-            Err(SandboxError::Interrupted) => return Ok(None),
-            Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
-        };
-        if !ok {
-            log.truncate(SHOWN_BYTES);
-            return Ok(Some(not_run(name, tests, log, "the build failed", progress)));
-        }
-        build_log = Some(log);
-        start = built;
-        sandbox.hand_over(&start).map_err(io_error(&start))?;
-    }
-
-    // Collecting into an Option stops handing out tests once one was
-    // interrupted.
-    let Some(tests): Option<Vec<TestResult>> = tests
-        .par_iter()
-        .map(|test| {
-            let result = run_test(sandbox, &start, test, options);
-            progress();
-            result
         })
-        .collect()
-    else {
-        return Ok(None);
-    };
-    #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
-    let score = if tests.is_empty() {
-        0.0
-    } else {
-        100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
-    };
-    Ok(Some(SubmissionResult { submission: name, score, build_failed: false, build_log, tests }))
+    }
 }
 
-/// Runs one test in a fresh run directory that starts as the build; `None`
-/// if the grading was interrupted.
-fn run_test(sandbox: &Sandbox, start: &Path, test: &Test, options: &Options) -> Option<TestResult> {
-    // The test is in the run directory under the input name in every mode
-    // but a console's; `{moves}` and `{out}` in the command are its name and
-    // the answer's (the run directory is the program's working directory).
-    let (input, output) = match &options.io {
-        Io::Files { input, output } => (input.as_str(), output.as_str()),
-        _ => (DEFAULT_INPUT, DEFAULT_OUTPUT),
-    };
-    let run = options
-        .run
-        .replace("{moves}", &shell_words::quote(input))
-        .replace("{out}", &shell_words::quote(output));
-    let argv = shell_words::split(&run).unwrap_or_default();
-    let (files, stdin, collect) = match &options.io {
-        Io::Files { .. } | Io::Args => {
-            (vec![(input.to_owned(), test.input.clone())], None, Collect::File(output.to_owned()))
+/// Removes whatever is at `path`, a file or a directory; nothing there is
+/// fine.
+fn remove_entry(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            sandbox::remove_all(path);
+            Ok(())
         }
-        // The move file is also the program's standard input.
-        Io::Stdout => {
-            (vec![(input.to_owned(), test.input.clone())], Some(test.input.clone()), Collect::Nothing)
-        }
-        // A console's script is only its standard input.
-        Io::Console => (Vec::new(), Some(test.input.clone()), Collect::Nothing),
-    };
-    let job = Job {
-        argv,
-        start: Some(start.to_path_buf()),
-        files,
-        stdin,
-        collect,
-        limits: options.limits,
-        env: Vec::new(),
-    };
-    Some(match sandbox.run(&job) {
-        Ok(run) => judge(test, &run, options),
-        Err(SandboxError::Interrupted) => return None,
-        // The sandbox failing is not the program's doing, but it stops
-        // only this test, never the grading.
-        Err(e) => TestResult::not_run(test, Verdict::Crashed, format!("the sandbox could not run it: {e}")),
-    })
+        Ok(_) => fs::remove_file(path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A submission's name: its directory's last component (the real one for
+/// `.` or a path ending in `/`).
+#[must_use]
+pub fn submission_name(path: &Path) -> String {
+    let named = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    named(path)
+        .or_else(|| fs::canonicalize(path).ok().as_deref().and_then(named))
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// The verdict on a finished run: see [`Verdict`] for the order.
-fn judge(test: &Test, run: &Run, options: &Options) -> TestResult {
-    let limits = &options.limits;
+fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
+    let limits = &plan.limits;
     let outcome = &run.outcome;
     let signal = match outcome.ending {
         Ending::Signalled(s) => Some(s),
         _ => None,
     };
-    let answer: Result<&[u8], &str> = match (&options.io, &run.answer) {
+    let answer: Result<&[u8], &str> = match (&plan.io, &run.answer) {
         (Io::Files { .. } | Io::Args, Ok(bytes)) => Ok(bytes),
         (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
         (Io::Stdout | Io::Console, _) => Ok(&run.stdout),
@@ -459,10 +627,14 @@ fn judge(test: &Test, run: &Run, options: &Options) -> TestResult {
         (Verdict::Crashed, detail)
     } else {
         match answer {
-            Err(why) => (Verdict::NoOutput, why.to_owned()),
+            Err(why) if run.stdout.is_empty() => (Verdict::NoOutput, why.to_owned()),
+            Err(why) => (
+                Verdict::NoOutput,
+                format!("{why}, but {} bytes on standard output", thousands(run.stdout.len())),
+            ),
             Ok([]) => (Verdict::NoOutput, "its answer is empty".to_owned()),
             Ok(answer) => {
-                let c = compare(&test.expected, answer, options.check);
+                let c = compare(&test.expected, answer, plan.check);
                 let verdict = if c.matches() { Verdict::Pass } else { Verdict::Wrong };
                 let detail = match &c.first_difference {
                     None => format!("all {} lines match", c.expected),
@@ -481,7 +653,7 @@ fn judge(test: &Test, run: &Run, options: &Options) -> TestResult {
     };
     let score = match verdict {
         Verdict::Pass => 1.0,
-        Verdict::Wrong if options.partial => comparison.as_ref().map_or(0.0, Comparison::score),
+        Verdict::Wrong if plan.partial => comparison.as_ref().map_or(0.0, Comparison::score),
         _ => 0.0,
     };
     let shown = |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN_BYTES)]).into_owned();
@@ -501,7 +673,36 @@ fn judge(test: &Test, run: &Run, options: &Options) -> TestResult {
         first_difference: comparison.and_then(|c| c.first_difference),
         expected: shown(&test.expected),
         actual: answer.map(shown).unwrap_or_default(),
+        stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
     }
+}
+
+/// The end of a program's standard error: its last [`STDERR_LINES`] lines,
+/// at most [`STDERR_BYTES`], with `…` where it was cut.
+fn tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let text = text.trim_end();
+    let mut start = text.len().saturating_sub(STDERR_BYTES);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    if let Some((at, _)) = text.match_indices('\n').rev().nth(STDERR_LINES - 1) {
+        start = start.max(at + 1);
+    }
+    if start == 0 { text.to_owned() } else { format!("…\n{}", &text[start..]) }
+}
+
+/// `1,234,567` for 1234567.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Killed at the CPU limit: `SIGXCPU` at the soft limit, `SIGKILL` at the

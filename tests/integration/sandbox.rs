@@ -441,9 +441,9 @@ fn grading_that_cannot_be_done_exits_2_and_says_why() {
     let out =
         referee().arg("grade").arg("--tests").arg(&empty).arg(area.tests().join("bad.txt")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("not a directory; expected a submission's directory")
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.txt: not a directory; skipped (a submission is a directory)"), "{stderr}");
+    assert!(stderr.contains("no submissions to grade: expected one directory per student"), "{stderr}");
     fs::remove_file(area.tests().join("bad.txt")).unwrap();
     let refused = |args: &[&str], message: &str| {
         let out =

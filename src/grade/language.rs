@@ -1,0 +1,476 @@
+//! Which language a submission is written in, found from its files, and the
+//! commands that build and run it: a built-in table (a Makefile, Java, C++,
+//! C, Python) that a course's `grade.toml` can extend or change.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+/// How one submission is built and run, as found from its files (or given
+/// for everyone with `--build`/`--run`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commands {
+    /// The language's name as reports show it: `C++`, `Java (ttt.Main)`,
+    /// or `given` for commands given for everyone.
+    pub language: String,
+    /// A shell command run once in the submission's copy, if any.
+    pub build: Option<String>,
+    /// The program's command line, split into words as a shell would.
+    pub run: String,
+}
+
+/// What a built-in language needs to find in a submission to run it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    /// The command lines are fixed.
+    Fixed,
+    /// `{main}` is the Python file to run (see [`python_main`]).
+    PythonMain,
+    /// `{main}` is the Java class holding `main` (see [`java_main`]).
+    JavaMain,
+}
+
+/// One row of the table.
+#[derive(Clone, Debug)]
+struct Language {
+    name: String,
+    /// File-name patterns; a submission holding a file (at any depth) that
+    /// matches one is in this language.
+    files: GlobSet,
+    patterns: Vec<String>,
+    build: Option<String>,
+    run: String,
+    entry: Entry,
+}
+
+/// The languages `grade` recognises, in the order they are tried.
+#[derive(Clone, Debug)]
+pub struct Languages {
+    table: Vec<Language>,
+}
+
+/// A `grade.toml` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The configuration file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not the expected TOML: the file, its line and what was expected.
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        /// The configuration file.
+        path: PathBuf,
+        /// The line (1-based) where the problem is.
+        line: usize,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+}
+
+/// `grade.toml`'s shape: `[[language]]` tables.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default)]
+    language: Vec<LanguageConfig>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LanguageConfig {
+    name: String,
+    files: Vec<String>,
+    build: Option<String>,
+    run: String,
+}
+
+/// A built-in row: name, patterns, build, run, entry.
+type Builtin = (&'static str, &'static [&'static str], Option<&'static str>, &'static str, Entry);
+
+/// The built-in table, tried in this order: a Makefile says best how its
+/// author builds; Java, C++ and C are compiled from every source file at
+/// any depth; Python runs its main file.
+const BUILTIN: [Builtin; 5] = [
+    (
+        "Makefile",
+        &["Makefile", "makefile", "GNUmakefile"],
+        Some(
+            "make && { test -x prog || { echo \"the Makefile's default target must build ./prog\" >&2; exit 1; }; }",
+        ),
+        "./prog",
+        Entry::Fixed,
+    ),
+    (
+        "Java",
+        &["*.java"],
+        Some("mkdir -p classes && find . -name '*.java' -exec javac -encoding UTF-8 -d classes {} +"),
+        "java {jvm} -cp classes {main}",
+        Entry::JavaMain,
+    ),
+    (
+        "C++",
+        &["*.cpp", "*.cc", "*.cxx", "*.C"],
+        Some(
+            "find . \\( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.C' \\) -exec g++ -O2 -o prog {} +",
+        ),
+        "./prog",
+        Entry::Fixed,
+    ),
+    (
+        "C",
+        &["*.c"],
+        Some("find . -name '*.c' -exec sh -c 'exec gcc -O2 -o prog \"$@\" -lm' sh {} +"),
+        "./prog",
+        Entry::Fixed,
+    ),
+    ("Python", &["*.py"], None, "python3 {main}", Entry::PythonMain),
+];
+
+fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        builder.add(Glob::new(pattern)?);
+    }
+    builder.build()
+}
+
+impl Languages {
+    /// The built-in table alone.
+    #[must_use]
+    pub fn builtin() -> Languages {
+        let table = BUILTIN
+            .iter()
+            .map(|&(name, patterns, build, run, entry)| {
+                let patterns: Vec<String> = patterns.iter().map(|&p| p.to_owned()).collect();
+                Language {
+                    name: name.to_owned(),
+                    files: glob_set(&patterns).expect("the built-in patterns are valid"),
+                    patterns,
+                    build: build.map(str::to_owned),
+                    run: run.to_owned(),
+                    entry,
+                }
+            })
+            .collect();
+        Languages { table }
+    }
+
+    /// The built-in table changed by the configuration file at `path`: a
+    /// `[[language]]` with a built-in's name (in any case) replaces it where
+    /// it stands; any other is tried before the built-ins, in file order.
+    pub fn from_config(path: &Path) -> Result<Languages, ConfigError> {
+        let text =
+            fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
+        Languages::from_config_text(&text, path)
+    }
+
+    /// As [`Languages::from_config`], from the file's text (`path` names it
+    /// in errors).
+    pub fn from_config_text(text: &str, path: &Path) -> Result<Languages, ConfigError> {
+        let invalid = |offset: usize, message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            line: text[..offset.min(text.len())].matches('\n').count() + 1,
+            message,
+        };
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim_end().to_owned();
+            invalid(e.span().map_or(0, |s| s.start), message)
+        })?;
+        let mut languages = Languages::builtin();
+        let mut added = Vec::new();
+        for (index, row) in config.language.into_iter().enumerate() {
+            // Where this row starts, for errors about its values.
+            let offset = text.match_indices("[[language]]").nth(index).map_or(0, |(at, _)| at);
+            if row.files.is_empty() {
+                return Err(invalid(
+                    offset,
+                    format!("language `{}` has no `files`: expected patterns such as [\"*.rs\"]", row.name),
+                ));
+            }
+            let files = glob_set(&row.files).map_err(|e| {
+                invalid(offset, format!("language `{}`: {e}; expected patterns such as \"*.rs\"", row.name))
+            })?;
+            if shell_words::split(&row.run).map_or(true, |w| w.is_empty()) {
+                return Err(invalid(
+                    offset,
+                    format!("language `{}`: `run` is not a command line: {}", row.name, row.run),
+                ));
+            }
+            let language = Language {
+                name: row.name,
+                files,
+                patterns: row.files,
+                build: row.build.filter(|b| !b.trim().is_empty()),
+                run: row.run,
+                entry: Entry::Fixed,
+            };
+            match languages.table.iter_mut().find(|l| l.name.eq_ignore_ascii_case(&language.name)) {
+                Some(builtin) => *builtin = language,
+                None => added.push(language),
+            }
+        }
+        added.append(&mut languages.table);
+        Ok(Languages { table: added })
+    }
+
+    /// The languages' names and patterns, in the order they are tried (for
+    /// messages and documentation).
+    #[must_use]
+    pub fn describe(&self) -> String {
+        self.table
+            .iter()
+            .map(|l| format!("{} ({})", l.name, l.patterns.join(" ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The commands for the submission copied at `source`: the first
+    /// language any of whose patterns a file matches. `memory` (bytes) is
+    /// the run's memory limit, which sizes the JVM. An error says why no
+    /// language applies, in words for the student.
+    pub fn detect(&self, source: &Path, memory: u64) -> Result<Commands, String> {
+        let files = files(source);
+        for language in &self.table {
+            let found: Vec<&PathBuf> =
+                files.iter().filter(|f| f.file_name().is_some_and(|n| language.files.is_match(n))).collect();
+            if found.is_empty() {
+                continue;
+            }
+            let (name, main) = match language.entry {
+                Entry::Fixed => (language.name.clone(), String::new()),
+                Entry::PythonMain => {
+                    let main = python_main(source, &found)?;
+                    (format!("{} ({main})", language.name), main)
+                }
+                Entry::JavaMain => {
+                    let main = java_main(source, &found)?;
+                    (format!("{} ({main})", language.name), main)
+                }
+            };
+            let run = language
+                .run
+                .replace("{main}", &shell_words::quote(&main))
+                .replace("{jvm}", &jvm_flags(memory));
+            return Ok(Commands { language: name, build: language.build.clone(), run });
+        }
+        Err(format!("no language found: expected one of {}", self.describe()))
+    }
+}
+
+impl fmt::Display for Commands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.language)
+    }
+}
+
+/// The JVM's flags under a memory limit of `memory` bytes: a heap of a
+/// quarter of it and small reserved areas, so that its whole address space
+/// fits under the limit even where only an address-space limit holds.
+fn jvm_flags(memory: u64) -> String {
+    let heap = (memory >> 20) / 4;
+    format!(
+        "-Xmx{}m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=32m \
+         -XX:MaxMetaspaceSize=96m -XX:CompressedClassSpaceSize=32m -XX:ActiveProcessorCount=1",
+        heap.max(16)
+    )
+}
+
+/// Every regular file under `root`, relative to it, sorted (the copy caps
+/// how many and how deep).
+fn files(root: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.path().strip_prefix(root).ok().map(Path::to_path_buf))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The most of a source file read to find its entry point.
+const SOURCE_BYTES: u64 = 1 << 20;
+
+fn read_source(source: &Path, file: &Path) -> String {
+    use std::io::Read;
+    let mut text = Vec::new();
+    if let Ok(f) = fs::File::open(source.join(file)) {
+        let _ = f.take(SOURCE_BYTES).read_to_end(&mut text);
+    }
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// The Python file to run: the only one; else the one that tests
+/// `__name__ == "__main__"` (if just one does); else `main.py`.
+fn python_main(source: &Path, found: &[&PathBuf]) -> Result<String, String> {
+    let shown = |p: &PathBuf| p.to_string_lossy().into_owned();
+    if let [only] = found {
+        return Ok(shown(only));
+    }
+    let mains: Vec<&&PathBuf> =
+        found.iter().filter(|f| read_source(source, f).contains("__main__")).collect();
+    if let [only] = mains.as_slice() {
+        return Ok(shown(only));
+    }
+    if let Some(main) = found.iter().find(|f| f.as_os_str() == "main.py") {
+        return Ok(shown(main));
+    }
+    Err(format!(
+        "which Python file to run: {} files and {} test `__name__ == \"__main__\"`; expected one that does, or main.py",
+        found.len(),
+        mains.len()
+    ))
+}
+
+/// The Java class to run: the one whose source declares
+/// `static void main` (prefixed with its `package`); if several do, the
+/// one named `Main`.
+fn java_main(source: &Path, found: &[&PathBuf]) -> Result<String, String> {
+    let mut mains = Vec::new();
+    for file in found {
+        let text = read_source(source, file);
+        let squeezed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !squeezed.contains("static void main(") && !squeezed.contains("static void main (") {
+            continue;
+        }
+        let class = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let package = text
+            .lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix("package "))
+            .map(|p| p.trim_end_matches(';').trim().to_owned());
+        mains.push(match package {
+            Some(p) if !p.is_empty() => format!("{p}.{class}"),
+            _ => class,
+        });
+    }
+    match mains.as_slice() {
+        [only] => Ok(only.clone()),
+        [] => Err("no Java class declares `public static void main(String[] args)`".to_owned()),
+        several => several.iter().find(|m| m.rsplit('.').next() == Some("Main")).cloned().ok_or_else(|| {
+            format!(
+                "several Java classes declare main ({}); expected one, or one named Main",
+                several.join(", ")
+            )
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn detect(files: &[(&str, &str)]) -> Result<Commands, String> {
+        Languages::builtin().detect(tree(files).path(), 512 << 20)
+    }
+
+    #[test]
+    fn each_builtin_language_is_found_from_its_files() {
+        assert_eq!(detect(&[("ttt.c", "")]).unwrap().language, "C");
+        assert_eq!(detect(&[("main.cpp", ""), ("board.cpp", ""), ("board.h", "")]).unwrap().language, "C++");
+        assert_eq!(detect(&[("Makefile", ""), ("main.cpp", "")]).unwrap().language, "Makefile");
+        let python = detect(&[("ttt.py", "")]).unwrap();
+        assert_eq!(
+            (python.language.as_str(), python.run.as_str(), python.build),
+            ("Python (ttt.py)", "python3 ttt.py", None)
+        );
+    }
+
+    #[test]
+    fn java_runs_the_class_with_main_in_its_package() {
+        let java = detect(&[
+            (
+                "src/ttt/Main.java",
+                "package ttt;\npublic class Main {\n  public static void main(String[] args) {}\n}\n",
+            ),
+            ("src/ttt/Board.java", "package ttt;\nclass Board {}\n"),
+        ])
+        .unwrap();
+        assert_eq!(java.language, "Java (ttt.Main)");
+        assert!(java.run.starts_with("java -Xmx128m "), "{}", java.run);
+        assert!(java.run.ends_with(" -cp classes ttt.Main"), "{}", java.run);
+    }
+
+    #[test]
+    fn an_ambiguous_entry_point_is_explained() {
+        let why = detect(&[("a.py", ""), ("b.py", "")]).unwrap_err();
+        assert_eq!(
+            why,
+            "which Python file to run: 2 files and 0 test `__name__ == \"__main__\"`; expected one that does, or main.py"
+        );
+        assert_eq!(
+            detect(&[("a.py", "import b"), ("b.py", "if __name__ == \"__main__\": pass")]).unwrap().run,
+            "python3 b.py"
+        );
+        let why = detect(&[("A.java", "class A {}")]).unwrap_err();
+        assert_eq!(why, "no Java class declares `public static void main(String[] args)`");
+    }
+
+    #[test]
+    fn nothing_recognisable_is_explained() {
+        let why = detect(&[("notes.txt", "")]).unwrap_err();
+        assert!(
+            why.starts_with(
+                "no language found: expected one of Makefile (Makefile makefile GNUmakefile), Java (*.java)"
+            ),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_config_adds_and_replaces_languages() {
+        let text = "[[language]]\nname = \"Rust\"\nfiles = [\"Cargo.toml\"]\nbuild = \"cargo build --offline\"\nrun = \"./target/debug/ttt\"\n\n[[language]]\nname = \"python\"\nfiles = [\"*.py\"]\nrun = \"python3 -S ttt.py\"\n";
+        let languages = Languages::from_config_text(text, Path::new("grade.toml")).unwrap();
+        let dir = tree(&[("Cargo.toml", ""), ("ttt.py", "")]);
+        assert_eq!(languages.detect(dir.path(), 1 << 29).unwrap().language, "Rust");
+        let dir = tree(&[("ttt.py", "")]);
+        let python = languages.detect(dir.path(), 1 << 29).unwrap();
+        assert_eq!((python.language.as_str(), python.run.as_str()), ("python", "python3 -S ttt.py"));
+    }
+
+    #[test]
+    fn a_bad_config_names_its_line() {
+        let error = |text: &str| {
+            Languages::from_config_text(text, Path::new("t/grade.toml")).unwrap_err().to_string()
+        };
+        assert!(
+            error("[[language]]\nname = \"R\"\nfile = []\n")
+                .starts_with("t/grade.toml:3: unknown field `file`"),
+            "{}",
+            error("[[language]]\nname = \"R\"\nfile = []\n")
+        );
+        assert_eq!(
+            error("\n[[language]]\nname = \"R\"\nfiles = []\nrun = \"x\"\n"),
+            "t/grade.toml:2: language `R` has no `files`: expected patterns such as [\"*.rs\"]"
+        );
+        assert!(
+            error("[[language]]\nname = \"R\"\nfiles = [\"a\"]\n")
+                .starts_with("t/grade.toml:1: missing field `run`"),
+            "{}",
+            error("[[language]]\nname = \"R\"\nfiles = [\"a\"]\n")
+        );
+        assert_eq!(
+            error("[[language]]\nname = \"R\"\nfiles = [\"a\"]\nrun = \"'\"\n"),
+            "t/grade.toml:1: language `R`: `run` is not a command line: '"
+        );
+    }
+}

@@ -1,0 +1,138 @@
+//! The tests of a grading: files read from a directory, each with its
+//! expected answer made by ttt-referee itself.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::board::Geometry;
+use crate::movefile::ParseError;
+use crate::play::{self, Profile, Thinking};
+use crate::referee::{self, RefereeError};
+
+/// One test: its name (the file name), what the program is given, and what
+/// it should produce.
+#[derive(Clone, Debug)]
+pub struct Test {
+    /// The test file's name, such as `game-0001.txt`.
+    pub name: String,
+    /// The move file or typed script.
+    pub input: Vec<u8>,
+    /// The referee's transcript, or the profile's session.
+    pub expected: Vec<u8>,
+}
+
+/// How the expected answers are made.
+#[derive(Clone, Debug)]
+pub enum Expected {
+    /// Move files `*.txt`, answered by the referee's transcript with these
+    /// options.
+    Referee(referee::Options),
+    /// Typed scripts `*.stdin`, answered by this console's session, its
+    /// computer players seeded with `seed`.
+    Console {
+        /// The console profile.
+        profile: Profile,
+        /// The seed of its computer players.
+        seed: u64,
+    },
+}
+
+impl Expected {
+    /// The extension of the test files this reads: `txt` or `stdin`.
+    #[must_use]
+    pub fn extension(&self) -> &'static str {
+        match self {
+            Expected::Referee(_) => "txt",
+            Expected::Console { .. } => "stdin",
+        }
+    }
+}
+
+/// Why the tests cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The directory or a file in it could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The directory or file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The directory holds no test.
+    #[error("{dir}: no tests; expected files named *.{extension}")]
+    Empty {
+        /// The tests' directory.
+        dir: PathBuf,
+        /// The extension looked for.
+        extension: &'static str,
+    },
+    /// A move file is not a move file.
+    #[error("{path}:{}: {}", .error.line(), .error.kind())]
+    Malformed {
+        /// The test file.
+        path: PathBuf,
+        /// Where and why (it starts with the line number).
+        error: ParseError,
+    },
+    /// A move file the referee cannot play through.
+    #[error("{path}: {error}")]
+    Unplayable {
+        /// The test file.
+        path: PathBuf,
+        /// Why.
+        error: RefereeError,
+    },
+    /// A script the console cannot play through.
+    #[error("{path}: the profile cannot play this script: {error}")]
+    Script {
+        /// The test file.
+        path: PathBuf,
+        /// Why.
+        error: play::PlayError,
+    },
+}
+
+/// Reads every test in `dir` (the files with `expected`'s extension,
+/// sorted by name) and makes its expected answer.
+pub fn load(dir: &Path, expected: &Expected) -> Result<Vec<Test>, SuiteError> {
+    let extension = expected.extension();
+    let entries = fs::read_dir(dir).map_err(|source| SuiteError::Read { path: dir.to_owned(), source })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == extension))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(SuiteError::Empty { dir: dir.to_owned(), extension });
+    }
+    paths.iter().map(|path| load_one(path, expected)).collect()
+}
+
+fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
+    let input = fs::read(path).map_err(|source| SuiteError::Read { path: path.to_owned(), source })?;
+    let mut answer = Vec::new();
+    match expected {
+        Expected::Console { profile, seed } => {
+            let mut console = profile.console(
+                [play::Side::Human, profile.default_second()],
+                Thinking::default(),
+                Geometry::CLASSIC,
+                false,
+                input.as_slice(),
+                &mut answer,
+            );
+            play::session(console.as_mut(), *seed, |_, _| Ok::<(), play::PlayError>(()))
+                .map_err(|error| SuiteError::Script { path: path.to_owned(), error })?;
+        }
+        Expected::Referee(options) => {
+            referee::referee(input.as_slice(), &mut answer, options).map_err(|e| match e {
+                RefereeError::Parse(error) => SuiteError::Malformed { path: path.to_owned(), error },
+                error => SuiteError::Unplayable { path: path.to_owned(), error },
+            })?;
+        }
+    }
+    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Ok(Test { name, input, expected: answer })
+}
