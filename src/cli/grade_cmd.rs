@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, LayoutArgs, Shown};
 use crate::check::CheckOptions;
+use crate::grade::gradescope::{self, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
     self, Expected, Grader, Io, Languages, Plan, Programs, SubmissionResult, Verdict, report,
@@ -80,8 +81,13 @@ pub(super) struct GradeArgs {
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
 
+    /// Write Gradescope's results.json for the (one) submission, also when
+    /// grading cannot be done (saying why).
+    #[arg(long, value_name = "FILE")]
+    gradescope: Option<PathBuf>,
+
     #[command(flatten)]
-    gradescope: GradescopeArgs,
+    scoring: ScoringArgs,
 }
 
 /// What makes a [`grade::Plan`]: the tests, the programs, the limits. The
@@ -175,15 +181,12 @@ pub(super) struct PlanArgs {
     layout: LayoutArgs,
 }
 
-/// Gradescope's results.json: where, out of how many points, and which
-/// tests students see when.
+/// Gradescope's results.json: out of how many points, and which tests
+/// students see when. The autograder commands pass these on to `grade`.
 #[derive(Debug, Args)]
-pub(super) struct GradescopeArgs {
-    /// Write Gradescope's results.json for the (one) submission.
-    #[arg(long, value_name = "FILE")]
-    gradescope: Option<PathBuf>,
-
-    /// The assignment's points on Gradescope, shared among the tests.
+pub(super) struct ScoringArgs {
+    /// The assignment's points on Gradescope, shared among the tests in
+    /// hundredths that add up exactly.
     #[arg(long, value_name = "N", default_value_t = 100.0, value_parser = positive_points)]
     points: f64,
 
@@ -199,6 +202,22 @@ pub(super) struct GradescopeArgs {
     /// Tests matching PATTERN are shown once grades are published; repeatable.
     #[arg(long, value_name = "PATTERN")]
     after_published: Vec<String>,
+}
+
+impl ScoringArgs {
+    /// The scoring these flags describe (hidden patterns first, then after
+    /// the due date, then after publication).
+    pub(super) fn scoring(&self) -> Result<Scoring, CliError> {
+        let rules: Vec<(String, Visibility)> = [
+            (&self.hidden, Visibility::Hidden),
+            (&self.after_due_date, Visibility::AfterDueDate),
+            (&self.after_published, Visibility::AfterPublished),
+        ]
+        .into_iter()
+        .flat_map(|(patterns, v)| patterns.iter().map(move |p| (p.clone(), v)))
+        .collect();
+        Scoring::new(self.points, &rules).map_err(CliError::Message)
+    }
 }
 
 fn positive_points(text: &str) -> Result<f64, String> {
@@ -289,7 +308,17 @@ impl PlanArgs {
 }
 
 pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
-    if args.gradescope.gradescope.is_some() && args.submissions.len() != 1 {
+    let status = grade(args);
+    // Gradescope shows a student nothing at all without results.json.
+    if let (Err(e), Some(path)) = (&status, &args.gradescope) {
+        write_file(path, |out| gradescope::write_failure(&e.to_string(), out))?;
+    }
+    status
+}
+
+fn grade(args: &GradeArgs) -> Result<u8, CliError> {
+    let scoring = args.scoring.scoring()?;
+    if args.gradescope.is_some() && args.submissions.len() != 1 {
         return Err(CliError::Message(format!(
             "--gradescope writes the results of one submission; {} were given",
             args.submissions.len()
@@ -360,8 +389,8 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
         write_file(&dir.join("junit.xml"), |out| report::junit(&results, out))?;
         write_file(&dir.join("report.html"), |out| report::html_page(&results, &protection_text, out))?;
     }
-    if let (Some(path), [result]) = (&args.gradescope.gradescope, results.as_slice()) {
-        write_file(path, |out| report::gradescope(result, out))?;
+    if let (Some(path), [result]) = (&args.gradescope, results.as_slice()) {
+        write_file(path, |out| gradescope::write(result, &scoring, out))?;
     }
     if !outcome.not_graded.is_empty() {
         let names: Vec<String> = outcome.not_graded.iter().map(|n| report::inert(n).into_owned()).collect();

@@ -8,6 +8,7 @@
 //! each test runs in a fresh copy of the build. Verdicts follow
 //! [`Verdict`]'s order.
 
+pub mod gradescope;
 pub mod language;
 pub mod report;
 pub mod suite;

@@ -1,6 +1,6 @@
 //! The reports of a grading run: a table for the terminal, and files for
-//! gradebooks (CSV), tools (JSON), CI (`JUnit` XML), Gradescope and people
-//! (one HTML page). Each writer writes to any `io::Write`; the caller makes
+//! gradebooks (CSV), tools (JSON), CI (`JUnit` XML) and people (one HTML
+//! page); Gradescope's is [`super::gradescope`]. Each writer writes to any `io::Write`; the caller makes
 //! the files appear whole.
 
 use std::fmt::Write as _;
@@ -160,59 +160,6 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
         report.add_test_suite(suite);
     }
     report.serialize(&mut *out).map_err(io::Error::other)
-}
-
-/// Gradescope's `results.json` for one submission.
-pub fn gradescope(result: &SubmissionResult, out: &mut impl Write) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct Results<'a> {
-        score: f64,
-        output: String,
-        tests: Vec<Case<'a>>,
-    }
-    #[derive(Serialize)]
-    struct Case<'a> {
-        name: &'a str,
-        score: f64,
-        max_score: f64,
-        status: &'static str,
-        output: String,
-        visibility: &'static str,
-    }
-    let per_test = if result.tests.is_empty() {
-        0.0
-    } else {
-        #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
-        let n = result.tests.len() as f64;
-        100.0 / n
-    };
-    let tests = result
-        .tests
-        .iter()
-        .map(|t| Case {
-            name: &t.test,
-            score: t.score * per_test,
-            max_score: per_test,
-            status: if t.verdict == Verdict::Pass { "passed" } else { "failed" },
-            output: case_output(t),
-            visibility: "visible",
-        })
-        .collect();
-    let output = if result.build_failed {
-        format!("The build failed:\n{}", result.build_log.as_deref().unwrap_or(""))
-    } else {
-        format!("{} of {} tests passed.", result.count(Verdict::Pass), result.tests.len())
-    };
-    serde_json::to_writer_pretty(&mut *out, &Results { score: result.score, output, tests })?;
-    writeln!(out)
-}
-
-fn case_output(t: &TestResult) -> String {
-    let mut text = format!("{}: {}", t.verdict, t.detail);
-    if let Some(d) = &t.first_difference {
-        let _ = write!(text, "\n{d}");
-    }
-    text
 }
 
 /// The colour of a verdict on the page.
