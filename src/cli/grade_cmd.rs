@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, LayoutArgs, Shown};
-use crate::check::CheckOptions;
+use crate::check::{CheckOptions, Header};
 use crate::grade::{self, Io, Options, SubmissionResult, Test, Verdict, report};
 use crate::output::{Durability, Staged};
 use crate::play::{self, Profile, Thinking};
@@ -225,7 +225,7 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
             |n| usize::try_from(n).unwrap_or(1),
         ),
         partial: args.partial,
-        check: CheckOptions { exact: args.exact, skip_header: false },
+        check: CheckOptions { exact: args.exact, header: Header::Exact },
         copy_caps: copy::Caps {
             bytes: args.submission_limit << 20,
             files: args.submission_files,

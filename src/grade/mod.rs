@@ -17,7 +17,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::check::{CheckOptions, Comparison, Difference, compare};
+use crate::check::{CheckOptions, Comparison, Difference, Unmatched, compare};
 use crate::sandbox::{self, Collect, Ending, Job, Limits, Outcome, Run, Sandbox, SandboxError, copy};
 
 /// How a program receives its test and gives its answer.
@@ -163,6 +163,10 @@ pub struct TestResult {
     /// The program's answer, cut at [`SHOWN_BYTES`].
     #[serde(skip)]
     pub actual: String,
+    /// The lines of each that the comparison left unmatched, which the
+    /// HTML report marks.
+    #[serde(skip)]
+    pub unmatched: Unmatched,
 }
 
 impl TestResult {
@@ -182,6 +186,7 @@ impl TestResult {
             first_difference: None,
             expected: String::new(),
             actual: String::new(),
+            unmatched: Unmatched::default(),
         }
     }
 }
@@ -498,6 +503,7 @@ fn judge(test: &Test, run: &Run, options: &Options) -> TestResult {
         },
         signal: signal.map(signal_name),
         lines_matched: comparison.as_ref().map(|c| (c.matched, c.expected)),
+        unmatched: comparison.as_ref().map(|c| c.unmatched.clone()).unwrap_or_default(),
         first_difference: comparison.and_then(|c| c.first_difference),
         expected: shown(&test.expected),
         actual: answer.map(shown).unwrap_or_default(),
