@@ -5,6 +5,10 @@
 //! horizontal spacing (runs of spaces and tabs, leading and trailing ones),
 //! `\r\n` against `\n`, and blank lines at the end. Tokens run together are
 //! still a difference: `Move1:` is not `Move 1:`.
+//!
+//! One diff decides everything: the lines it matches give the score, its
+//! first difference that involves a non-blank line is the one reported, and
+//! the lines it leaves unmatched are the ones a report marks.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -13,14 +17,34 @@ use std::time::Duration;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
+/// How the header, the first two lines (programmer and project), is compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Header {
+    /// Like any other line. The default: a bare comparison compares
+    /// everything (`check`'s command line keeps it; `grade`'s chooses
+    /// [`Header::Label`]).
+    #[default]
+    Exact,
+    /// Only each expected line's label, the text up to and including its
+    /// first `:`, must begin the line found (`Programmer: Ann Lee` matches
+    /// `Programmer: Dwight Barnette`); an expected line without a `:` is
+    /// compared whole.
+    Label,
+    /// Left out of the comparison on both sides.
+    Skip,
+}
+
 /// How strictly to compare.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CheckOptions {
     /// Compare bytes exactly instead of tolerantly.
     pub exact: bool,
-    /// Leave out the first two lines (programmer and project) of both.
-    pub skip_header: bool,
+    /// How the first two lines are compared.
+    pub header: Header,
 }
+
+/// How many lines the header is.
+const HEADER_LINES: usize = 2;
 
 /// The outcome of comparing one transcript with the expected one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -29,8 +53,38 @@ pub struct Comparison {
     pub matched: usize,
     /// How many lines were expected (after skipping the header, if asked).
     pub expected: usize,
-    /// The first place they differ, if they do.
+    /// The first place they differ, if they do: the first of the diff's
+    /// differences that involves a non-blank line, or the first difference
+    /// if they all concern blank lines only.
     pub first_difference: Option<Difference>,
+    /// The lines the diff left unmatched, for reports that mark them.
+    #[serde(skip)]
+    pub unmatched: Unmatched,
+}
+
+/// The line numbers (1-based, as in the files) of the lines the diff left
+/// unmatched on each side, in order. Lines left out of the comparison (a
+/// skipped header, forgiven blank lines at the end) are never among them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unmatched {
+    /// Expected lines the transcript lacks or has otherwise.
+    pub expected: Vec<usize>,
+    /// The transcript's lines that are not expected.
+    pub actual: Vec<usize>,
+}
+
+impl Unmatched {
+    /// Whether expected line `number` (1-based) was left unmatched.
+    #[must_use]
+    pub fn has_expected(&self, number: usize) -> bool {
+        self.expected.binary_search(&number).is_ok()
+    }
+
+    /// Whether the transcript's line `number` (1-based) was left unmatched.
+    #[must_use]
+    pub fn has_actual(&self, number: usize) -> bool {
+        self.actual.binary_search(&number).is_ok()
+    }
 }
 
 /// The first difference: a line of each side, either of which may be past
@@ -64,15 +118,22 @@ impl Comparison {
 }
 
 impl fmt::Display for Difference {
-    /// Two indented lines: `expected: …` and `found:    …`.
+    /// Two indented lines: `expected …` and `found    …`; a blank line is
+    /// shown as `(blank line)`, a side past its end as `(end of file)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let side = |line: &Option<(usize, String)>| match line {
+            Some((n, text)) if is_blank(text) => format!("line {n}: (blank line)"),
             Some((n, text)) => format!("line {n}: {text}"),
             None => "(end of file)".to_owned(),
         };
         writeln!(f, "  expected {}", side(&self.expected))?;
         write!(f, "  found    {}", side(&self.actual))
     }
+}
+
+/// Whether a line holds nothing but spaces, tabs and a `\r`.
+fn is_blank(line: &str) -> bool {
+    line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// A line as written (for messages) and as compared.
@@ -82,6 +143,14 @@ struct Line<'a> {
     key: Cow<'a, str>,
 }
 
+impl Line<'_> {
+    fn is_blank(&self) -> bool {
+        is_blank(&self.shown)
+    }
+}
+
+/// The lines of `text` that are compared, the header (if skipped) and
+/// forgiven blank lines at the end left out.
 fn lines(text: &[u8], options: CheckOptions) -> Vec<Line<'_>> {
     let mut raw: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     if !options.exact {
@@ -90,7 +159,7 @@ fn lines(text: &[u8], options: CheckOptions) -> Vec<Line<'_>> {
             raw.pop();
         }
     }
-    let skip = if options.skip_header { 2 } else { 0 };
+    let skip = if options.header == Header::Skip { HEADER_LINES } else { 0 };
     raw.into_iter()
         .enumerate()
         .skip(skip)
@@ -109,16 +178,39 @@ fn normalise(line: &str) -> String {
     line.trim_end_matches('\r').split([' ', '\t']).filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
+/// With [`Header::Label`]: each of the first two expected lines that has a
+/// `:` is compared by its label alone (up to and including the first `:`),
+/// and the transcript's line in the same place matches when it begins with
+/// that label.
+fn compare_labels_only(want: &mut [Line<'_>], got: &mut [Line<'_>]) {
+    for (want, got) in want.iter_mut().zip(got.iter_mut()).take(HEADER_LINES) {
+        let Some(colon) = want.key.find(':') else { continue };
+        let label = want.key[..=colon].to_owned();
+        if got.key.starts_with(&label) {
+            got.key = Cow::Owned(label.clone());
+        }
+        want.key = Cow::Owned(label);
+    }
+}
+
 /// Compares `actual` (a transcript someone produced) with `expected` (the
 /// referee's).
 #[must_use]
 pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Comparison {
-    if options.exact && !options.skip_header && expected == actual {
+    if options.exact && expected == actual {
         let expected = lines(expected, options).len();
-        return Comparison { matched: expected, expected, first_difference: None };
+        return Comparison {
+            matched: expected,
+            expected,
+            first_difference: None,
+            unmatched: Unmatched::default(),
+        };
     }
-    let want = lines(expected, options);
-    let got = lines(actual, options);
+    let mut want = lines(expected, options);
+    let mut got = lines(actual, options);
+    if options.header == Header::Label {
+        compare_labels_only(&mut want, &mut got);
+    }
     let want_keys: Vec<&str> = want.iter().map(|l| l.key.as_ref()).collect();
     let got_keys: Vec<&str> = got.iter().map(|l| l.key.as_ref()).collect();
     let ops = similar::capture_diff_slices_deadline(
@@ -128,23 +220,37 @@ pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Compari
         Some(std::time::Instant::now() + Duration::from_secs(10)),
     );
     let mut matched = 0;
-    let mut first_difference = None;
+    let mut unmatched = Unmatched::default();
+    // The first difference that involves a non-blank line, and the very
+    // first, should every difference concern blank lines only.
+    let mut explaining = None;
+    let mut first = None;
     for op in &ops {
-        match *op {
-            DiffOp::Equal { len, .. } => matched += len,
-            DiffOp::Delete { old_index, new_index, .. }
-            | DiffOp::Insert { old_index, new_index, .. }
-            | DiffOp::Replace { old_index, new_index, .. } => {
-                first_difference.get_or_insert_with(|| {
-                    let side = |lines: &[Line<'_>], i: usize| {
-                        lines.get(i).map(|l| (l.number, l.shown.clone().into_owned()))
-                    };
-                    Difference { expected: side(&want, old_index), actual: side(&got, new_index) }
-                });
-            }
+        if let DiffOp::Equal { len, .. } = *op {
+            matched += len;
+            continue;
+        }
+        let (old, new) = (op.old_range(), op.new_range());
+        unmatched.expected.extend(want[old.clone()].iter().map(|l| l.number));
+        unmatched.actual.extend(got[new.clone()].iter().map(|l| l.number));
+        if explaining.is_some() {
+            continue;
+        }
+        // Each side's first non-blank line in the change, else its first
+        // line (or, for a side with none, the line that follows).
+        let pick = |lines: &[Line<'_>], range: std::ops::Range<usize>| {
+            let line = lines[range.clone()].iter().find(|l| !l.is_blank()).or_else(|| lines.get(range.start));
+            line.map(|l| (l.number, l.shown.clone().into_owned()))
+        };
+        let blank_only = want[old.clone()].iter().chain(&got[new.clone()]).all(Line::is_blank);
+        let difference = Difference { expected: pick(&want, old), actual: pick(&got, new) };
+        if blank_only {
+            first.get_or_insert(difference);
+        } else {
+            explaining = Some(difference);
         }
     }
-    Comparison { matched, expected: want.len(), first_difference }
+    Comparison { matched, expected: want.len(), first_difference: explaining.or(first), unmatched }
 }
 
 #[cfg(test)]
@@ -207,19 +313,121 @@ mod tests {
         let c = tolerant("Programmer: A\nP\n");
         let d = c.first_difference.unwrap();
         assert_eq!(d.actual, None);
-        assert_eq!(d.expected.unwrap().0, 3);
+        // Line 3 is blank: the first line missing that says something is 4.
+        assert_eq!(d.expected, Some((4, "Move 1: X 5".to_owned())));
     }
+
+    fn with_header(expected: &str, actual: &str, header: Header) -> Comparison {
+        compare(expected.as_bytes(), actual.as_bytes(), CheckOptions { header, ..CheckOptions::default() })
+    }
+
+    /// The seed's header: a label on the first line, none on the second.
+    const SEEDED: &str =
+        "Programmer: Dwight Barnette\nCS 1044 Project 6 Spring 2002\n\nMove 1: X 5\n\nWinner: None\n";
 
     #[test]
     fn the_header_can_be_skipped() {
         let other = EXPECTED.replace("Programmer: A\nP", "Programmer: Someone Else\nCS 9999");
         assert!(!tolerant(&other).matches());
-        let c = compare(
-            EXPECTED.as_bytes(),
-            other.as_bytes(),
-            CheckOptions { skip_header: true, ..CheckOptions::default() },
-        );
+        let c = with_header(EXPECTED, &other, Header::Skip);
         assert!(c.matches());
-        assert_eq!(c.expected, 7);
+        assert_eq!((c.matched, c.expected), (7, 7));
+        // Line numbers stay the files' own.
+        let c = with_header(EXPECTED, &other.replace("Winner: None", "Winner: X"), Header::Skip);
+        assert_eq!(c.first_difference.unwrap().expected, Some((9, "Winner: None".to_owned())));
+    }
+
+    #[test]
+    fn an_exact_header_is_compared_like_any_line() {
+        let other = SEEDED.replace("Dwight Barnette", "Ann Lee");
+        let c = with_header(SEEDED, &other, Header::Exact);
+        let d = c.first_difference.clone().unwrap();
+        assert_eq!(d.expected, Some((1, "Programmer: Dwight Barnette".to_owned())));
+        assert_eq!(d.actual, Some((1, "Programmer: Ann Lee".to_owned())));
+        assert_eq!((c.matched, c.expected), (5, 6));
+        assert!(with_header(SEEDED, SEEDED, Header::Exact).matches());
+    }
+
+    #[test]
+    fn a_labelled_header_needs_only_its_labels() {
+        // A name of another length, spaced differently.
+        let other = SEEDED.replace("Programmer: Dwight Barnette", "  Programmer:   Ann   Lee");
+        let c = with_header(SEEDED, &other, Header::Label);
+        assert!(c.matches(), "{c:?}");
+        assert_eq!((c.matched, c.expected), (6, 6));
+        assert!(with_header(SEEDED, &SEEDED.replace("Dwight Barnette", "Ann"), Header::Label).matches());
+        // Exact bytes: the label must be exact, the name may still differ.
+        let exact = CheckOptions { exact: true, header: Header::Label };
+        let ann = SEEDED.replace("Dwight Barnette", "Ann Lee");
+        assert!(compare(SEEDED.as_bytes(), ann.as_bytes(), exact).matches());
+        assert!(!compare(SEEDED.as_bytes(), other.as_bytes(), exact).matches());
+    }
+
+    #[test]
+    fn a_labelled_header_still_needs_the_label_and_a_line_without_one_whole() {
+        let c = with_header(SEEDED, &SEEDED.replace("Programmer: Dwight Barnette", "Ann Lee"), Header::Label);
+        let d = c.first_difference.clone().unwrap();
+        assert_eq!(d.expected, Some((1, "Programmer: Dwight Barnette".to_owned())));
+        assert_eq!(d.actual, Some((1, "Ann Lee".to_owned())));
+        assert_eq!((c.matched, c.expected), (5, 6));
+        let c = with_header(SEEDED, &SEEDED.replace("Programmer:", "Programmer Dwight"), Header::Label);
+        assert_eq!(c.first_difference.unwrap().expected.unwrap().0, 1);
+        // `CS 1044 Project 6 Spring 2002` has no `:`: it is compared whole.
+        let c = with_header(SEEDED, &SEEDED.replace("Spring 2002", "Fall 2002"), Header::Label);
+        let d = c.first_difference.unwrap();
+        assert_eq!(d.expected, Some((2, "CS 1044 Project 6 Spring 2002".to_owned())));
+        assert_eq!(d.actual, Some((2, "CS 1044 Project 6 Fall 2002".to_owned())));
+        // A label anywhere but the first two lines is an ordinary line.
+        let c = with_header(SEEDED, &SEEDED.replace("Winner: None", "Winner: X"), Header::Label);
+        assert_eq!(c.first_difference.unwrap().expected.unwrap().0, 6);
+        // A transcript of one line is no trouble.
+        assert_eq!(with_header(SEEDED, "Programmer: Ann\n", Header::Label).matched, 1);
+    }
+
+    /// The seed's transcript, as a program that prints no blank lines and
+    /// forgets `Winner: Cat` writes it.
+    fn without_blank_lines_or_winner() -> (String, String) {
+        let expected = "Programmer: A\nP\n\nGame\n\nMove 1: X 5\n- - -\n- X -\n- - -\n\n\
+                        Move 2: O 1\nO - -\n- X -\n- - -\n\nWinner: Cat\n";
+        let kept: Vec<&str> =
+            expected.lines().filter(|l| !l.is_empty() && !l.starts_with("Winner")).collect();
+        let actual = kept.join("\n") + "\n";
+        (expected.to_owned(), actual)
+    }
+
+    #[test]
+    fn the_first_difference_reported_is_not_a_blank_line() {
+        let (expected, actual) = without_blank_lines_or_winner();
+        let c = compare(expected.as_bytes(), actual.as_bytes(), CheckOptions::default());
+        let d = c.first_difference.clone().unwrap();
+        assert_eq!(d.expected, Some((16, "Winner: Cat".to_owned())));
+        assert_eq!(d.actual, None);
+        assert_eq!((c.matched, c.expected), (11, 16));
+        // The diff leaves unmatched the blank lines and the Winner line, and
+        // nothing else.
+        assert_eq!(c.unmatched.expected, [3, 5, 10, 15, 16]);
+        assert!(c.unmatched.actual.is_empty());
+        assert!(c.unmatched.has_expected(16) && !c.unmatched.has_expected(4));
+    }
+
+    #[test]
+    fn blank_lines_alone_are_still_a_difference() {
+        let c = tolerant(&EXPECTED.replacen("\n\n", "\n", 1));
+        let d = c.first_difference.clone().unwrap();
+        assert_eq!(d.expected, Some((3, String::new())));
+        assert_eq!(d.actual, Some((3, "Move 1: X 5".to_owned())));
+        assert_eq!(d.to_string(), "  expected line 3: (blank line)\n  found    line 3: Move 1: X 5");
+        assert_eq!(c.unmatched.expected, [3]);
+        let c = tolerant(&EXPECTED.replace("- X -\n", "- X -\n  \n"));
+        assert_eq!(
+            c.first_difference.unwrap().to_string(),
+            "  expected line 7: - - -\n  found    line 7: (blank line)"
+        );
+    }
+
+    #[test]
+    fn a_difference_shows_the_end_of_a_file() {
+        let d = Difference { expected: Some((9, "Winner: Cat".to_owned())), actual: None };
+        assert_eq!(d.to_string(), "  expected line 9: Winner: Cat\n  found    (end of file)");
     }
 }

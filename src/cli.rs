@@ -23,6 +23,7 @@ use thiserror::Error;
 
 use crate::batch::{self, Summary};
 use crate::board::{Geometry, Storage};
+use crate::check;
 use crate::movefile::ParseError;
 use crate::output::{Durability, Staged};
 use crate::referee::{self, Format, Options, RefereeError, Report};
@@ -156,6 +157,29 @@ impl LayoutArgs {
             },
             storage: self.storage,
             format,
+        }
+    }
+}
+
+/// How `--header` compares the first two lines (programmer and project);
+/// shared by the commands that compare transcripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum HeaderArg {
+    /// Compare them like any other line.
+    Exact,
+    /// Compare only each expected line's label, up to and including its
+    /// first `:` (`Programmer:`); a line without a `:` is compared whole.
+    Label,
+    /// Leave them out of the comparison.
+    Skip,
+}
+
+impl From<HeaderArg> for check::Header {
+    fn from(header: HeaderArg) -> check::Header {
+        match header {
+            HeaderArg::Exact => check::Header::Exact,
+            HeaderArg::Label => check::Header::Label,
+            HeaderArg::Skip => check::Header::Skip,
         }
     }
 }

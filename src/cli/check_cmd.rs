@@ -1,6 +1,7 @@
 //! `ttt-referee check`: compare transcripts with the referee's, one pair or a
 //! directory of them.
 
+use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -10,17 +11,25 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{
-    CliError, EXIT_DIFFERENCES, EXIT_ERROR, EXIT_SUCCESS, LayoutArgs, RefereeError, Shown, is_dash,
-    open_input,
+    CliError, EXIT_DIFFERENCES, EXIT_ERROR, EXIT_SUCCESS, HeaderArg, LayoutArgs, RefereeError, Shown,
+    is_dash, open_input,
 };
 use crate::batch;
+use crate::check::Difference;
 use crate::check::{CheckOptions, Comparison, compare};
+use crate::grade::report::{CsvTable, inert};
 use crate::referee::{self, Format, Options};
 
 pub(super) const AFTER_HELP: &str = "\
 By default the comparison is tolerant, as the original grading system was:
 runs of spaces and tabs, leading and trailing spaces, CRLF line ends and blank
 lines at the end are forgiven; tokens run together (`Move1:`) are not.
+
+The first two lines (programmer and project) are compared like the rest
+unless --header says otherwise: `label` asks only for each expected line's
+label (`Programmer:`), `skip` leaves them out. Line numbers are always the
+files' own. The first difference shown is the first that involves a line
+that is not blank, where there is one.
 
 Exit status: 0 the transcripts match, 1 they differ (or a transcript is
 missing), 2 an error (such as a malformed move file).";
@@ -48,8 +57,12 @@ pub(super) struct CheckArgs {
     #[arg(long)]
     exact: bool,
 
-    /// Leave out the first two lines (programmer and project) of both.
-    #[arg(long)]
+    /// How to compare the first two lines (programmer and project).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = HeaderArg::Exact)]
+    header: HeaderArg,
+
+    /// Leave out the first two lines of both: the same as --header skip.
+    #[arg(long, conflicts_with = "header")]
     skip_header: bool,
 
     /// How to print the rows of a directory check.
@@ -72,7 +85,8 @@ enum TableFormat {
 
 pub(super) fn run(args: &CheckArgs) -> Result<u8, CliError> {
     let options = args.layout.options(Format::Text);
-    let check = CheckOptions { exact: args.exact, skip_header: args.skip_header };
+    let header = if args.skip_header { HeaderArg::Skip } else { args.header };
+    let check = CheckOptions { exact: args.exact, header: header.into() };
     match (&args.moves_dir, &args.transcripts_dir, &args.moves, &args.transcript) {
         (Some(moves), Some(transcripts), _, _) => run_dirs(moves, transcripts, &options, check, args.format),
         (_, _, Some(moves), Some(transcript)) => run_one(moves, transcript, &options, check),
@@ -113,6 +127,14 @@ fn run_one(moves: &Path, transcript: &Path, options: &Options, check: CheckOptio
     let written = match &comparison.first_difference {
         None => writeln!(out, "{shown}: matches the referee's transcript of {of}: {score}"),
         Some(difference) => {
+            // The transcript's lines are someone else's text: inert on a terminal.
+            let inert_side = |side: &Option<(usize, String)>| {
+                side.as_ref().map(|(n, text)| (*n, inert(text).into_owned()))
+            };
+            let difference = Difference {
+                expected: inert_side(&difference.expected),
+                actual: inert_side(&difference.actual),
+            };
             writeln!(
                 out,
                 "{shown}: differs from the referee's transcript of {of}\n{difference}\nscore: {score}"
@@ -128,11 +150,43 @@ fn score_text(c: &Comparison) -> String {
     format!("{}/{} lines ({:.1}%)", c.matched, c.expected, 100.0 * c.score())
 }
 
+/// How one file of a directory check went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    /// The transcript matches the referee's.
+    Match,
+    /// It differs.
+    Differ,
+    /// There is no transcript of that name (compared as an empty one).
+    Missing,
+    /// The move file could not be refereed.
+    Error,
+}
+
+impl Status {
+    /// The status as rows show it.
+    fn name(self) -> &'static str {
+        match self {
+            Status::Match => "match",
+            Status::Differ => "differ",
+            Status::Missing => "missing",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// One row of a directory check.
 #[derive(Debug, Serialize)]
 struct Row {
     file: String,
-    status: &'static str,
+    status: Status,
     #[serde(flatten)]
     comparison: Option<Comparison>,
     score: Option<f64>,
@@ -153,19 +207,23 @@ fn run_dirs(
         .map(|job| {
             let file = job.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
             match expected(&job.input, options) {
-                Err(e) => {
-                    Row { file, status: "error", comparison: None, score: None, error: Some(e.to_string()) }
-                }
+                Err(e) => Row {
+                    file,
+                    status: Status::Error,
+                    comparison: None,
+                    score: None,
+                    error: Some(e.to_string()),
+                },
                 Ok(expected) => {
-                    let (status, actual) = match fs::read(&job.output) {
-                        Ok(actual) => ("", actual),
-                        Err(_) => ("missing", Vec::new()),
+                    let (missing, actual) = match fs::read(&job.output) {
+                        Ok(actual) => (false, actual),
+                        Err(_) => (true, Vec::new()),
                     };
                     let comparison = compare(&expected, &actual, check);
-                    let status = match (status, comparison.matches()) {
-                        ("missing", _) => "missing",
-                        (_, true) => "match",
-                        (_, false) => "differ",
+                    let status = match (missing, comparison.matches()) {
+                        (true, _) => Status::Missing,
+                        (false, true) => Status::Match,
+                        (false, false) => Status::Differ,
                     };
                     Row {
                         file,
@@ -181,9 +239,9 @@ fn run_dirs(
 
     let mut out = io::stdout().lock();
     write_rows(&mut out, &rows, format).and_then(|()| out.flush()).map_err(CliError::stdout)?;
-    Ok(if rows.iter().any(|r| r.status == "error") {
+    Ok(if rows.iter().any(|r| r.status == Status::Error) {
         EXIT_ERROR
-    } else if rows.iter().any(|r| r.status != "match") {
+    } else if rows.iter().any(|r| r.status != Status::Match) {
         EXIT_DIFFERENCES
     } else {
         EXIT_SUCCESS
@@ -199,7 +257,17 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
             writeln!(out)
         }
         TableFormat::Csv => {
-            writeln!(out, "file,status,matched,expected,score,expected_line,found_line,error")?;
+            let mut table = CsvTable::new(&mut *out);
+            table.row([
+                "file",
+                "status",
+                "matched",
+                "expected",
+                "score",
+                "expected_line",
+                "found_line",
+                "error",
+            ])?;
             for row in rows {
                 let (matched, expected, e_line, f_line) = match &row.comparison {
                     Some(c) => {
@@ -212,18 +280,21 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
                 };
                 let score = row.score.map_or_else(String::new, |s| format!("{s:.4}"));
                 let error = row.error.as_deref().unwrap_or_default();
-                writeln!(
-                    out,
-                    "{},{},{matched},{expected},{score},{e_line},{f_line},{}",
-                    csv_field(&row.file),
-                    row.status,
-                    csv_field(error)
-                )?;
+                table.row([
+                    &row.file,
+                    row.status.name(),
+                    &matched,
+                    &expected,
+                    &score,
+                    &e_line,
+                    &f_line,
+                    error,
+                ])?;
             }
-            Ok(())
+            table.finish()
         }
         TableFormat::Text => {
-            let width = rows.iter().map(|r| r.file.chars().count()).max().unwrap_or(0).max(4);
+            let width = rows.iter().map(|r| inert(&r.file).chars().count()).max().unwrap_or(0).max(4);
             writeln!(out, "{:width$}  {:7}  {:>20}  first difference", "file", "status", "score")?;
             for row in rows {
                 let score = row.comparison.as_ref().map_or_else(|| "-".to_owned(), score_text);
@@ -238,7 +309,13 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
                     }),
                     (None, None) => String::new(),
                 };
-                writeln!(out, "{:width$}  {:7}  {score:>20}  {detail}", row.file, row.status)?;
+                writeln!(
+                    out,
+                    "{:width$}  {:7}  {score:>20}  {}",
+                    inert(&row.file),
+                    row.status,
+                    inert(&detail)
+                )?;
             }
             Ok(())
         }
@@ -247,13 +324,4 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
 
 fn or_end(line: &str) -> &str {
     if line.is_empty() { "(end of file)" } else { line }
-}
-
-/// A CSV field, quoted when it must be.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
 }

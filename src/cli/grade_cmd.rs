@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, LayoutArgs, Shown};
+use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs, Shown};
 use crate::check::CheckOptions;
 use crate::grade::gradescope::{self, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
@@ -173,6 +173,11 @@ pub(super) struct PlanArgs {
     #[arg(long)]
     exact: bool,
 
+    /// The header lines (programmer and project): by default only their
+    /// labels are checked, so students may put their own names there.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = HeaderArg::Label)]
+    header: HeaderArg,
+
     /// Refuse to grade unless every protection is in force.
     #[arg(long)]
     require_sandbox: bool,
@@ -296,7 +301,7 @@ impl PlanArgs {
                 |n| usize::try_from(n).unwrap_or(1),
             ),
             partial: self.partial,
-            check: CheckOptions { exact: self.exact, skip_header: false },
+            check: CheckOptions { exact: self.exact, header: self.header.into() },
             copy_caps: copy::Caps {
                 bytes: self.submission_limit << 20,
                 files: self.submission_files,

@@ -187,6 +187,7 @@ mod tests {
                 expected: String::new(),
                 actual: String::new(),
                 stderr: String::new(),
+                unmatched: crate::check::Unmatched::default(),
             })
             .collect();
         SubmissionResult {

@@ -26,7 +26,7 @@ use serde::Serialize;
 
 pub use self::language::{Commands, Languages};
 pub use self::suite::{Expected, Test};
-use crate::check::{CheckOptions, Comparison, Difference, compare};
+use crate::check::{CheckOptions, Comparison, Difference, Unmatched, compare};
 use crate::sandbox::{
     self, Collect, Ending, Job, Limits, Outcome, Protections, Run, Sandbox, SandboxError, copy,
 };
@@ -214,6 +214,10 @@ pub struct TestResult {
     /// The end of what the program wrote on standard error: its last
     /// [`STDERR_LINES`] lines, at most [`STDERR_BYTES`].
     pub stderr: String,
+    /// The lines of each that the comparison left unmatched, which the
+    /// HTML report marks.
+    #[serde(skip)]
+    pub unmatched: Unmatched,
 }
 
 impl TestResult {
@@ -234,6 +238,7 @@ impl TestResult {
             expected: String::new(),
             actual: String::new(),
             stderr: String::new(),
+            unmatched: Unmatched::default(),
         }
     }
 }
@@ -671,6 +676,7 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
         },
         signal: signal.map(signal_name),
         lines_matched: comparison.as_ref().map(|c| (c.matched, c.expected)),
+        unmatched: comparison.as_ref().map(|c| c.unmatched.clone()).unwrap_or_default(),
         first_difference: comparison.and_then(|c| c.first_difference),
         expected: shown(&test.expected),
         actual: answer.map(shown).unwrap_or_default(),

@@ -3,7 +3,6 @@
 //! page); Gradescope's is [`super::gradescope`]. Each writer writes to any `io::Write`; the caller makes
 //! the files appear whole.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
@@ -61,39 +60,50 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
     Ok(())
 }
 
-/// A CSV field, made inert and quoted when it needs to be.
-fn field(text: &str) -> String {
-    let text = inert(text);
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.into_owned()
+/// A CSV table for spreadsheets and gradebooks, written to any `io::Write`:
+/// every field made [`inert`], then quoted (RFC 4180, `\n` line ends) when it
+/// holds a comma or a quote. `grades.csv` and `check --format csv` both
+/// write through it.
+pub struct CsvTable<W: Write> {
+    writer: csv::Writer<W>,
+}
+
+impl<W: Write> CsvTable<W> {
+    /// A table written to `out`; every row must have as many fields as the
+    /// first.
+    pub fn new(out: W) -> CsvTable<W> {
+        CsvTable { writer: csv::Writer::from_writer(out) }
+    }
+
+    /// Writes one row.
+    pub fn row<I>(&mut self, fields: I) -> io::Result<()>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        self.writer.write_record(fields.into_iter().map(|f| inert(f.as_ref()).into_owned()))?;
+        Ok(())
+    }
+
+    /// Writes out what is buffered; a table dropped unfinished loses any
+    /// error in doing so.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.writer.flush()
     }
 }
 
 /// `grades.csv`: `submission,score,tests,passed`, then a column per test
 /// holding its verdict — the shape a gradebook import wants.
 pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write) -> io::Result<()> {
-    let mut line = String::from("submission,score,tests,passed");
-    for test in tests {
-        line.push(',');
-        line.push_str(&field(test));
-    }
-    writeln!(out, "{line}")?;
+    let mut table = CsvTable::new(out);
+    let header = ["submission", "score", "tests", "passed"].map(String::from);
+    table.row(header.into_iter().chain(tests.iter().cloned()))?;
     for r in results {
-        let mut line = format!(
-            "{},{},{},{}",
-            field(&r.submission),
-            score(r.score),
-            r.tests.len(),
-            r.count(Verdict::Pass)
-        );
-        for t in &r.tests {
-            let _ = write!(line, ",{}", t.verdict.name());
-        }
-        writeln!(out, "{line}")?;
+        let counts = [score(r.score), r.tests.len().to_string(), r.count(Verdict::Pass).to_string()];
+        let verdicts = r.tests.iter().map(|t| t.verdict.name().to_owned());
+        table.row([r.submission.clone()].into_iter().chain(counts).chain(verdicts))?;
     }
-    Ok(())
+    table.finish()
 }
 
 /// `results.json`: every submission and test (FORMAT.md has the schema).
@@ -217,23 +227,20 @@ fn verdict_badge(verdict: Verdict) -> Markup {
     html! { span.verdict style={ "background:" (colour(verdict)) } { (verdict.name()) } }
 }
 
-/// Expected and actual side by side, the lines that differ marked.
+/// Expected and actual side by side, marking the lines that the comparison's
+/// diff left unmatched (the same diff that scored the test).
 fn side_by_side(t: &TestResult) -> Markup {
-    let expected: Vec<&str> = t.expected.lines().collect();
-    let actual: Vec<&str> = t.actual.lines().collect();
-    let normal = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let differs = |i: usize| expected.get(i).map(|s| normal(s)) != actual.get(i).map(|s| normal(s));
-    let column = |lines: &[&str]| {
+    let column = |text: &str, unmatched: &dyn Fn(usize) -> bool| {
         html! {
-            @for (i, line) in lines.iter().enumerate() {
-                @if differs(i) { span.bad { (line) "\n" } } @else { (line) "\n" }
+            @for (i, line) in text.lines().enumerate() {
+                @if unmatched(i + 1) { span.bad { (line) "\n" } } @else { (line) "\n" }
             }
         }
     };
     html! {
         div.diff {
-            div { h4 { "expected" } pre { (column(&expected)) } }
-            div { h4 { "the program's answer" } pre { (column(&actual)) } }
+            div { h4 { "expected" } pre { (column(&t.expected, &|n| t.unmatched.has_expected(n))) } }
+            div { h4 { "the program's answer" } pre { (column(&t.actual, &|n| t.unmatched.has_actual(n))) } }
         }
     }
 }

@@ -179,6 +179,116 @@ fn check_can_skip_the_header() {
     assert_eq!(check(&["fixtures/TTTmoves.txt", path, "--skip-header"]).0, 0);
 }
 
+/// The seed's transcript with its programmer's line replaced by `line`.
+fn with_programmer(dir: &Path, line: &str) -> PathBuf {
+    let path = dir.join("student.txt");
+    let text = fs::read_to_string(root().join("fixtures/TTTgame.txt")).unwrap();
+    fs::write(&path, text.replace("Programmer: Dwight Barnette", line)).unwrap();
+    path
+}
+
+#[test]
+fn check_header_label_needs_only_the_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = with_programmer(dir.path(), "Programmer:  Ada Lovelace");
+    let path = student.to_str().unwrap();
+    assert_eq!(
+        check(&["fixtures/TTTmoves.txt", path, "--header", "label"]),
+        (
+            0,
+            format!(
+                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines (100.0%)\n"
+            )
+        )
+    );
+    assert_eq!(check(&["fixtures/TTTmoves.txt", path, "--header", "exact"]).0, 1);
+    // Without its label the line is a difference, at its own line number.
+    let student = with_programmer(dir.path(), "Author: Ada Lovelace");
+    let path = student.to_str().unwrap();
+    assert_eq!(
+        check(&["fixtures/TTTmoves.txt", path, "--header", "label"]),
+        (
+            1,
+            format!(
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 50/51 lines (98.0%)\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn check_header_skip_and_its_alias_leave_the_header_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = with_programmer(dir.path(), "Author: Ada Lovelace");
+    let path = student.to_str().unwrap();
+    let skipped = check(&["fixtures/TTTmoves.txt", path, "--header", "skip"]);
+    assert_eq!(
+        skipped,
+        (
+            0,
+            format!(
+                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 49/49 lines (100.0%)\n"
+            )
+        )
+    );
+    assert_eq!(check(&["fixtures/TTTmoves.txt", path, "--skip-header"]), skipped);
+    // Line numbers stay the file's own.
+    fs::write(&student, fs::read_to_string(&student).unwrap().replace("Winner: Cat", "Winner: X")).unwrap();
+    let (code, out) = check(&["fixtures/TTTmoves.txt", path, "--skip-header"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("  expected line 51: Winner: Cat\n  found    line 51: Winner: X\n"), "{out}");
+}
+
+#[test]
+fn check_skip_header_conflicts_with_header() {
+    let (code, out) =
+        check(&["fixtures/TTTmoves.txt", "fixtures/TTTgame.txt", "--skip-header", "--header", "label"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.starts_with("error: the argument '--skip-header' cannot be used with '--header <MODE>'\n"),
+        "{out}"
+    );
+    let (code, out) = check(&["fixtures/TTTmoves.txt", "fixtures/TTTgame.txt", "--header", "loose"]);
+    assert_eq!(code, 2);
+    assert!(out.starts_with("error: invalid value 'loose' for '--header <MODE>'\n"), "{out}");
+}
+
+#[test]
+fn check_points_past_missing_blank_lines_to_the_missing_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("student.txt");
+    let text = fs::read_to_string(root().join("fixtures/TTTgame.txt")).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.is_empty() && *l != "Winner: Cat").collect();
+    fs::write(&student, kept.join("\n") + "\n").unwrap();
+    let path = student.to_str().unwrap();
+    assert_eq!(
+        check(&["fixtures/TTTmoves.txt", path]),
+        (
+            1,
+            format!(
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 51: Winner: Cat\n  found    (end of file)\nscore: 39/51 lines (76.5%)\n"
+            )
+        )
+    );
+    // Only blank lines missing: the first of them is the difference.
+    fs::write(&student, text.replacen("\n\n", "\n", 1)).unwrap();
+    let (code, out) = check(&["fixtures/TTTmoves.txt", path]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("  expected line 3: (blank line)\n  found    line 3: Tic-Tac-Toe game: X: D Barnette O: D Allison\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_shows_a_transcripts_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = with_programmer(dir.path(), "Programmer: \u{1b}[2J\u{202e}Ada");
+    let (code, out) = check(&["fixtures/TTTmoves.txt", student.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("  found    line 1: Programmer: \\u{1b}[2J\\u{202e}Ada\n"), "{out}");
+}
+
 #[test]
 fn check_error_paths_exit_2() {
     let (code, out) = check(&["fixtures/malformed/empty.txt", "fixtures/TTTgame.txt"]);
@@ -254,6 +364,32 @@ fn check_a_directory_prints_one_row_per_file() {
     assert_eq!(json[1]["first_difference"]["expected"], serde_json::json!([n, "Winner: X"]));
     let text = run("text");
     assert!(text.lines().nth(2).unwrap().starts_with("b-wrong.txt      differ"), "{text}");
+}
+
+#[test]
+fn check_csv_quotes_and_escapes_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (moves, transcripts) = (dir.path().join("moves"), dir.path().join("transcripts"));
+    fs::create_dir_all(&moves).unwrap();
+    fs::create_dir_all(&transcripts).unwrap();
+    let name = "a, \"b\"\u{1b}.txt";
+    fs::copy(root().join("fixtures/TTTmoves.txt"), moves.join(name)).unwrap();
+    fs::copy(root().join("fixtures/TTTgame.txt"), transcripts.join(name)).unwrap();
+    let out = referee()
+        .arg("check")
+        .arg("--moves")
+        .arg(&moves)
+        .arg("--transcripts")
+        .arg(&transcripts)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "file,status,matched,expected,score,expected_line,found_line,error\n\
+         \"a, \"\"b\"\"\\u{1b}.txt\",match,51,51,1.0000,,,\n"
+    );
 }
 
 fn corpus(seed: u64, count: u64, extra: &[&str]) -> (tempfile::TempDir, Vec<(String, Vec<u8>)>) {

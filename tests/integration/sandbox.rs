@@ -425,6 +425,30 @@ fn gradescope_and_the_html_page_carry_the_results_escaped() {
 }
 
 #[test]
+fn the_html_page_marks_exactly_the_lines_the_diff_left_unmatched() {
+    let area = Area::new(1);
+    let terse = referee_submission(&area, "terse", "./ttt TTTmoves.txt | grep -v '^$' > TTTgame.txt\n");
+    let graded = area.grade_as(&[&terse], &["--run", "sh run.sh"]);
+    assert_eq!(graded.verdicts(0), ["wrong"], "{}", graded.stderr);
+    let test = graded.test(0, 0);
+    let blank = test["first_difference"]["expected"][1].as_str().unwrap();
+    assert_eq!(blank, "", "only blank lines differ: {test}");
+    let (matched, lines) =
+        (test["lines_matched"][0].as_u64().unwrap(), test["lines_matched"][1].as_u64().unwrap());
+
+    let page = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    let diff = &page[page.find(r#"<div class="diff">"#).unwrap()..];
+    let (expected, actual) = diff.split_once("the program's answer").unwrap();
+    // Every blank line of the expected answer is marked, and nothing else:
+    // not `Winner:`, which both have, nor any line of the program's answer.
+    let marked = expected.matches(r#"<span class="bad">"#).count();
+    assert_eq!(u64::try_from(marked).unwrap(), lines - matched, "{diff}");
+    assert_eq!(expected.matches("<span class=\"bad\">\n</span>").count(), marked, "{diff}");
+    assert!(marked > 2, "{diff}");
+    assert!(!actual.contains(r#"class="bad""#), "{diff}");
+}
+
+#[test]
 fn grading_that_cannot_be_done_exits_2_and_says_why() {
     let area = Area::new(1);
     let sub = area.c("nothing", "int main(void) { return 0; }");
