@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -451,5 +452,99 @@ fn completions_and_man_page() {
     assert!(out.status.success());
     let page = String::from_utf8(out.stdout).unwrap();
     assert!(page.starts_with(".ie") || page.starts_with(".TH"), "{}", &page[..40]);
-    assert!(page.contains("ttt\\-referee"));
+    assert!(page.contains("ttt\\-referee\\-grade(1)"));
+    assert!(!page.contains("ttt\\-referee\\-help(1)"), "names a page that does not exist");
+}
+
+/// What bash completes for `words`, the last being the word under the cursor,
+/// with the script `completions bash` prints sourced; `None` without bash.
+fn bash_completes(words: &[&str]) -> Option<Vec<String>> {
+    if Command::new("bash").arg("-c").arg("true").output().is_err() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("ttt-referee.bash");
+    let out = referee().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    fs::write(&script, out.stdout).unwrap();
+    // As bash calls it: the function `complete -p` names, with the command,
+    // the current word and the one before it.
+    let program = r#"
+        source "$1" || exit 1
+        shift
+        COMP_WORDS=("$@")
+        COMP_CWORD=$(( $# - 1 ))
+        COMP_LINE="$*"
+        COMP_POINT=${#COMP_LINE}
+        spec=$(complete -p ttt-referee) || exit 1
+        function=${spec##*-F }
+        function=${function%% *}
+        "$function" ttt-referee "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        printf '%s\n' "${COMPREPLY[@]}"
+    "#;
+    let out = Command::new("bash")
+        .arg("--norc")
+        .arg("--noprofile")
+        .arg("-c")
+        .arg(program)
+        .arg("bash")
+        .arg(&script)
+        .args(words)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect())
+}
+
+#[test]
+fn bash_completes_a_subcommands_options() {
+    let Some(replies) = bash_completes(&["ttt-referee", "grade", "--te"]) else {
+        eprintln!("skipped: no bash on this machine to source the completion script in");
+        return;
+    };
+    assert_eq!(replies, ["--tests"]);
+    let replies = bash_completes(&["ttt-referee", "gen", "--with"]).unwrap();
+    assert_eq!(replies, ["--with-transcripts"]);
+    let replies = bash_completes(&["ttt-referee", "grade", "--io", ""]).unwrap();
+    assert_eq!(replies, ["files", "stdout", "args"]);
+    let replies = bash_completes(&["ttt-referee", "gr"]).unwrap();
+    assert_eq!(replies, ["grade"]);
+}
+
+#[test]
+fn manpage_dir_writes_a_page_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    referee().args(["manpage", "--dir"]).arg(&pages).assert().success().stdout("");
+    let mut names: Vec<String> =
+        fs::read_dir(&pages).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    for name in ["ttt-referee.1", "ttt-referee-check.1", "ttt-referee-gen.1", "ttt-referee-grade.1"] {
+        assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+    }
+    // Every page the top page names is there.
+    let top = fs::read_to_string(pages.join("ttt-referee.1")).unwrap();
+    for line in top.lines().filter(|l| l.starts_with("ttt\\-referee\\-") && l.ends_with("(1)")) {
+        let name = format!("{}.1", line.trim_end_matches("(1)").replace("\\-", "-"));
+        assert!(names.contains(&name), "the top page names {name}, not written: {names:?}");
+    }
+    // The same top page as `manpage` prints.
+    let printed = referee().arg("manpage").output().unwrap().stdout;
+    assert_eq!(top.as_bytes(), printed.as_slice());
+
+    let grade = fs::read_to_string(pages.join("ttt-referee-grade.1")).unwrap().replace("\\-", "-");
+    assert!(grade.starts_with(".ie") || grade.starts_with(".TH"), "{}", &grade[..40]);
+    for needle in [
+        ".TH ttt-referee-grade 1",
+        "Verdicts: pass, wrong, no-output, time-limit, crashed, output-limit,",
+        "Exit status: 0 when every test passed, 1 when any did not,",
+        "130",
+        "which protections are in force",
+        "--require-sandbox",
+        "--time",
+        "--memory",
+        "--output-limit",
+    ] {
+        assert!(grade.contains(needle), "grade's page lacks {needle:?}:\n{grade}");
+    }
 }
