@@ -357,6 +357,66 @@ fn gen_transcripts_are_the_referees() {
 }
 
 #[test]
+fn gen_within_cs1044_is_deterministic_and_keeps_to_plain_move_lines() {
+    let within = ["--within", "cs1044"];
+    let (_a, first) = corpus(42, 16, &within);
+    let (_b, more) = corpus(42, 24, &within);
+    assert_eq!(&more[..32], &first[..]);
+    let (_c, hostile) = corpus(42, 16, &[]);
+    assert_ne!(first, hostile);
+    for (name, bytes) in first.iter().filter(|(n, _)| Path::new(n).extension().is_some_and(|e| e == "txt")) {
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        for line in text.lines().skip(3) {
+            let (label, square) = line.split_once('\t').unwrap();
+            assert!(
+                label.len() == 1 && square.parse::<i32>().is_ok_and(|n| n.to_string() == square),
+                "{name}: {line:?}"
+            );
+        }
+    }
+    let (dir, _) = corpus(3, 8, &within);
+    let seen = coverage(dir.path());
+    for wanted in
+        ["illegal player", "illegal square", "double move", "marked square", "winner \"Cat\"", "first \"O\""]
+    {
+        assert!(seen.contains(wanted), "no {wanted} in {seen:?}");
+    }
+    assert!(!seen.contains("winner null"), "{seen:?}");
+}
+
+#[test]
+fn gen_within_cs1044_refuses_other_games() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in [&["--players", "3"][..], &["--board", "4x4"], &["--win", "2"]] {
+        let out = referee()
+            .args(["gen", "--within", "cs1044", "--out-dir"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "ttt-referee: --within cs1044: CS 1044's guarantees are for the classic 3x3 board with two players, X and O; drop --board, --win and --players\n"
+        );
+    }
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    let out = referee()
+        .args(["gen", "--within", "cs1044", "--profile", "uri", "--out-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot be used with"));
+    // Two players on the classic board, said outright, are CS 1044's game.
+    referee()
+        .args(["gen", "--within", "cs1044", "--players", "2", "--board", "3x3", "--count", "1", "--out-dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+}
+
+#[test]
 fn gen_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let out = referee()
@@ -504,7 +564,9 @@ fn bash_completes_a_subcommands_options() {
     };
     assert_eq!(replies, ["--tests"]);
     let replies = bash_completes(&["ttt-referee", "gen", "--with"]).unwrap();
-    assert_eq!(replies, ["--with-transcripts"]);
+    assert_eq!(replies, ["--with-transcripts", "--within"]);
+    let replies = bash_completes(&["ttt-referee", "gen", "--within", ""]).unwrap();
+    assert_eq!(replies, ["well-formed", "cs1044"]);
     let replies = bash_completes(&["ttt-referee", "grade", "--io", ""]).unwrap();
     assert_eq!(replies, ["files", "stdout", "args"]);
     let replies = bash_completes(&["ttt-referee", "gr"]).unwrap();
