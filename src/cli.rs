@@ -5,9 +5,11 @@
 //! unreadable or malformed input, or an I/O failure.
 
 mod check_cmd;
+mod completions_cmd;
 mod gen_cmd;
 mod grade_cmd;
 mod hint_cmd;
+mod manpage_cmd;
 mod play_cmd;
 
 use std::ffi::OsString;
@@ -88,13 +90,11 @@ enum Command {
     #[command(after_help = grade_cmd::AFTER_HELP)]
     Grade(Box<grade_cmd::GradeArgs>),
     /// Print a shell completion script.
-    Completions {
-        /// The shell to complete for.
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-    /// Print the man page (roff).
-    Manpage,
+    #[command(after_help = completions_cmd::AFTER_HELP)]
+    Completions(completions_cmd::CompletionsArgs),
+    /// Print the man page (roff), or with --dir write every command's page.
+    #[command(after_help = manpage_cmd::AFTER_HELP)]
+    Manpage(manpage_cmd::ManpageArgs),
 }
 
 #[derive(Debug, Args)]
@@ -336,14 +336,8 @@ where
         Some(Command::Hint(args)) => hint_cmd::run(&args),
         Some(Command::Play(args)) => play_cmd::run(&args),
         Some(Command::Grade(args)) => grade_cmd::run(&args),
-        Some(Command::Completions { shell }) => {
-            clap_complete::generate(shell, &mut Cli::command(), "ttt-referee", &mut io::stdout());
-            Ok(EXIT_SUCCESS)
-        }
-        Some(Command::Manpage) => clap_mangen::Man::new(Cli::command())
-            .render(&mut io::stdout())
-            .map(|()| EXIT_SUCCESS)
-            .map_err(CliError::stdout),
+        Some(Command::Completions(args)) => completions_cmd::run(&args, Cli::command()),
+        Some(Command::Manpage(args)) => manpage_cmd::run(&args, Cli::command()),
     };
     match status {
         Ok(code) => ExitCode::from(code),

@@ -4,10 +4,10 @@
 use std::fs;
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
-use crate::corpus::{GenOptions, move_file};
+use crate::corpus::{GenOptions, Guarantees, move_file};
 use crate::play::{Profile, scripts};
 use crate::referee::{self, Format};
 
@@ -18,6 +18,18 @@ the same files, and file N does not depend on --count. Any 8 consecutive files
 cover every ending (a win by each of the first two players, Cat, moves running
 out) with either player moving first, and every file holds every violation its
 game allows.
+
+--within says what the files promise the programs they test:
+  well-formed  only that the referee reads them: labels such as X: or XO,
+               squares such as abc, 5.0 or 05, games whose moves run out
+               (the default; a hostile corpus)
+  cs1044       CS 1044's promises to its students: 3x3, X and O each with two
+               names, every move line one character, a tab and a plain
+               integer, at least 5 valid moves in every file and 9 when
+               nobody wins. Illegal players (one character), squares out of
+               range (0, 12, -1), double moves and marked squares remain; the
+               fourth ending is a win followed by moves the program must not
+               play. Correct students' programs pass every such file.
 
 With --profile P it writes typed scripts for that console instead,
 session-0001.stdin, ...: each plays one game to its end with some refused
@@ -48,17 +60,49 @@ pub(super) struct GenArgs {
     #[arg(long)]
     with_transcripts: bool,
 
+    /// What the files promise the programs they test (see below).
+    #[arg(long, value_enum, value_name = "GUARANTEES", default_value_t = Within::WellFormed)]
+    within: Within,
+
     /// Write typed scripts for this console profile instead of move files.
-    #[arg(long, value_enum, value_name = "P", conflicts_with_all = ["with_transcripts", "players", "board", "win"])]
+    #[arg(long, value_enum, value_name = "P", conflicts_with_all = ["with_transcripts", "players", "board", "win", "within"])]
     profile: Option<Profile>,
 
     #[command(flatten)]
     layout: LayoutArgs,
 }
 
+/// The guarantees `--within` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Within {
+    /// Only files the referee reads: a hostile corpus.
+    #[value(help = "only files the referee reads: a hostile corpus")]
+    WellFormed,
+    /// CS 1044's promises to its students (seeds/000).
+    #[value(name = "cs1044", help = "CS 1044's promises to its students (seeds/000)")]
+    Cs1044,
+}
+
+impl From<Within> for Guarantees {
+    fn from(within: Within) -> Guarantees {
+        match within {
+            Within::WellFormed => Guarantees::WellFormed,
+            Within::Cs1044 => Guarantees::Cs1044,
+        }
+    }
+}
+
 pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
     let geometry = args.board.geometry()?;
-    let options = GenOptions { seed: args.seed, geometry, players: usize::from(args.players) };
+    let options = GenOptions {
+        seed: args.seed,
+        geometry,
+        players: usize::from(args.players),
+        guarantees: args.within.into(),
+    };
+    options
+        .check()
+        .map_err(|e| CliError::Message(format!("--within cs1044: {e}; drop --board, --win and --players")))?;
     let referee_options = args.layout.options(Format::Text);
     fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;
     let digits = args.count.to_string().len().max(4);
@@ -71,7 +115,7 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
         return Ok(EXIT_SUCCESS);
     }
     for index in 0..args.count {
-        let text = move_file(&options, index);
+        let text = move_file(&options, index).map_err(|e| CliError::Message(e.to_string()))?;
         let path = args.out_dir.join(format!("game-{:0digits$}.txt", index + 1));
         fs::write(&path, &text).map_err(|source| CliError::write(&path, source))?;
         if args.with_transcripts {

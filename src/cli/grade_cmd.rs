@@ -49,7 +49,7 @@ of 100.
 
 Every run starts by saying on standard error which protections are in force
 on this machine. Exit status: 0 when every test passed, 1 when any did not,
-2 when grading could not be done.
+2 when grading could not be done, 130 when Ctrl-C or SIGTERM stopped it.
 
 Examples:
   ttt-referee grade --tests tests/ students/*

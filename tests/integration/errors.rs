@@ -122,3 +122,16 @@ fn version_prints_the_crate_version() {
         .success()
         .stdout(format!("ttt-referee {}\n", env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn manpage_dir_onto_a_file_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("man1");
+    fs::write(&file, "a file").unwrap();
+    let path = file.to_str().unwrap();
+    assert_eq!(
+        fails(&["manpage", "--dir", path]),
+        format!("ttt-referee: {path}: cannot write: File exists\n")
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "a file");
+}

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -492,6 +493,66 @@ fn gen_transcripts_are_the_referees() {
 }
 
 #[test]
+fn gen_within_cs1044_is_deterministic_and_keeps_to_plain_move_lines() {
+    let within = ["--within", "cs1044"];
+    let (_a, first) = corpus(42, 16, &within);
+    let (_b, more) = corpus(42, 24, &within);
+    assert_eq!(&more[..32], &first[..]);
+    let (_c, hostile) = corpus(42, 16, &[]);
+    assert_ne!(first, hostile);
+    for (name, bytes) in first.iter().filter(|(n, _)| Path::new(n).extension().is_some_and(|e| e == "txt")) {
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        for line in text.lines().skip(3) {
+            let (label, square) = line.split_once('\t').unwrap();
+            assert!(
+                label.len() == 1 && square.parse::<i32>().is_ok_and(|n| n.to_string() == square),
+                "{name}: {line:?}"
+            );
+        }
+    }
+    let (dir, _) = corpus(3, 8, &within);
+    let seen = coverage(dir.path());
+    for wanted in
+        ["illegal player", "illegal square", "double move", "marked square", "winner \"Cat\"", "first \"O\""]
+    {
+        assert!(seen.contains(wanted), "no {wanted} in {seen:?}");
+    }
+    assert!(!seen.contains("winner null"), "{seen:?}");
+}
+
+#[test]
+fn gen_within_cs1044_refuses_other_games() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in [&["--players", "3"][..], &["--board", "4x4"], &["--win", "2"]] {
+        let out = referee()
+            .args(["gen", "--within", "cs1044", "--out-dir"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "ttt-referee: --within cs1044: CS 1044's guarantees are for the classic 3x3 board with two players, X and O; drop --board, --win and --players\n"
+        );
+    }
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    let out = referee()
+        .args(["gen", "--within", "cs1044", "--profile", "uri", "--out-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot be used with"));
+    // Two players on the classic board, said outright, are CS 1044's game.
+    referee()
+        .args(["gen", "--within", "cs1044", "--players", "2", "--board", "3x3", "--count", "1", "--out-dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+}
+
+#[test]
 fn gen_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let out = referee()
@@ -587,5 +648,101 @@ fn completions_and_man_page() {
     assert!(out.status.success());
     let page = String::from_utf8(out.stdout).unwrap();
     assert!(page.starts_with(".ie") || page.starts_with(".TH"), "{}", &page[..40]);
-    assert!(page.contains("ttt\\-referee"));
+    assert!(page.contains("ttt\\-referee\\-grade(1)"));
+    assert!(!page.contains("ttt\\-referee\\-help(1)"), "names a page that does not exist");
+}
+
+/// What bash completes for `words`, the last being the word under the cursor,
+/// with the script `completions bash` prints sourced; `None` without bash.
+fn bash_completes(words: &[&str]) -> Option<Vec<String>> {
+    if Command::new("bash").arg("-c").arg("true").output().is_err() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("ttt-referee.bash");
+    let out = referee().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    fs::write(&script, out.stdout).unwrap();
+    // As bash calls it: the function `complete -p` names, with the command,
+    // the current word and the one before it.
+    let program = r#"
+        source "$1" || exit 1
+        shift
+        COMP_WORDS=("$@")
+        COMP_CWORD=$(( $# - 1 ))
+        COMP_LINE="$*"
+        COMP_POINT=${#COMP_LINE}
+        spec=$(complete -p ttt-referee) || exit 1
+        function=${spec##*-F }
+        function=${function%% *}
+        "$function" ttt-referee "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        printf '%s\n' "${COMPREPLY[@]}"
+    "#;
+    let out = Command::new("bash")
+        .arg("--norc")
+        .arg("--noprofile")
+        .arg("-c")
+        .arg(program)
+        .arg("bash")
+        .arg(&script)
+        .args(words)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect())
+}
+
+#[test]
+fn bash_completes_a_subcommands_options() {
+    let Some(replies) = bash_completes(&["ttt-referee", "grade", "--te"]) else {
+        eprintln!("skipped: no bash on this machine to source the completion script in");
+        return;
+    };
+    assert_eq!(replies, ["--tests"]);
+    let replies = bash_completes(&["ttt-referee", "gen", "--with"]).unwrap();
+    assert_eq!(replies, ["--with-transcripts", "--within"]);
+    let replies = bash_completes(&["ttt-referee", "gen", "--within", ""]).unwrap();
+    assert_eq!(replies, ["well-formed", "cs1044"]);
+    let replies = bash_completes(&["ttt-referee", "grade", "--io", ""]).unwrap();
+    assert_eq!(replies, ["files", "stdout", "args"]);
+    let replies = bash_completes(&["ttt-referee", "gr"]).unwrap();
+    assert_eq!(replies, ["grade"]);
+}
+
+#[test]
+fn manpage_dir_writes_a_page_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    referee().args(["manpage", "--dir"]).arg(&pages).assert().success().stdout("");
+    let mut names: Vec<String> =
+        fs::read_dir(&pages).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    for name in ["ttt-referee.1", "ttt-referee-check.1", "ttt-referee-gen.1", "ttt-referee-grade.1"] {
+        assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+    }
+    // Every page the top page names is there.
+    let top = fs::read_to_string(pages.join("ttt-referee.1")).unwrap();
+    for line in top.lines().filter(|l| l.starts_with("ttt\\-referee\\-") && l.ends_with("(1)")) {
+        let name = format!("{}.1", line.trim_end_matches("(1)").replace("\\-", "-"));
+        assert!(names.contains(&name), "the top page names {name}, not written: {names:?}");
+    }
+    // The same top page as `manpage` prints.
+    let printed = referee().arg("manpage").output().unwrap().stdout;
+    assert_eq!(top.as_bytes(), printed.as_slice());
+
+    let grade = fs::read_to_string(pages.join("ttt-referee-grade.1")).unwrap().replace("\\-", "-");
+    assert!(grade.starts_with(".ie") || grade.starts_with(".TH"), "{}", &grade[..40]);
+    for needle in [
+        ".TH ttt-referee-grade 1",
+        "Verdicts: pass, wrong, no-output, time-limit, crashed, output-limit,",
+        "Exit status: 0 when every test passed, 1 when any did not,",
+        "130",
+        "which protections are in force",
+        "--require-sandbox",
+        "--time",
+        "--memory",
+        "--output-limit",
+    ] {
+        assert!(grade.contains(needle), "grade's page lacks {needle:?}:\n{grade}");
+    }
 }

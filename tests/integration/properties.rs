@@ -5,7 +5,9 @@ use std::fmt::Write;
 
 use proptest::prelude::*;
 use ttt_referee::board::{Geometry, Storage};
+use ttt_referee::corpus::{self, GenOptions, Guarantees};
 use ttt_referee::engine::EngineKind;
+use ttt_referee::game::Outcome;
 use ttt_referee::play::{PlayError, Profile, Side, Thinking, play};
 use ttt_referee::referee::{Options, referee};
 use ttt_referee::render::Style;
@@ -242,5 +244,110 @@ proptest! {
             prop_assert!(!text.contains('\r'));
             prop_assert!(text.lines().all(|l| !l.ends_with(' ')), "trailing space in classic style");
         }
+    }
+}
+
+/// How `text`, a generated move file, breaks CS 1044's promises to its
+/// students (seeds/000), if it does: the header and every move line are read
+/// with the referee's own reader, and the valid moves counted from its report.
+fn breaks_cs1044_promises(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_terminator('\n').collect();
+    if lines.first().is_none_or(|title| title.trim().is_empty()) {
+        return Some("no title line".to_owned());
+    }
+    // "the second line will contain the X: and O: labels and ... each will be
+    // followed by two strings"
+    let players: Vec<&str> = lines.get(1).map(|l| l.split_whitespace().collect()).unwrap_or_default();
+    if players.len() != 6 || players[0] != "X:" || players[3] != "O:" {
+        return Some(format!("players line {players:?}"));
+    }
+    if lines.get(2) != Some(&"") {
+        return Some("line 3 is not blank".to_owned());
+    }
+    // "Each move line will contain a character followed by an integer",
+    // with "a single tab" between; an integer as a program would echo it.
+    let move_lines = &lines[3..];
+    for line in move_lines {
+        let Some((label, square)) = line.split_once('\t') else {
+            return Some(format!("{line:?} has no tab"));
+        };
+        if label.chars().count() != 1 || label.trim().is_empty() {
+            return Some(format!("{line:?}: the label is not one character"));
+        }
+        if square.parse::<i32>().map(|n| n.to_string()).as_deref() != Ok(square) {
+            return Some(format!("{line:?}: the square is not an integer written plainly"));
+        }
+    }
+    // The referee's reader sees the same header and move lines.
+    let mut reader = ttt_referee::movefile::MoveReader::new(text.as_bytes()).ok()?;
+    let header = reader.header();
+    let marks: Vec<String> = header.players.iter().map(|(_, p)| p.mark.to_string()).collect();
+    if marks != ["X", "O"] || header.geometry != Geometry::CLASSIC {
+        return Some(format!("the referee reads {marks:?} on {}", header.geometry));
+    }
+    let mut records = 0;
+    while let Some(record) = reader.next_record().ok()? {
+        if record.label.chars().count() != 1 || record.square.parse::<i32>().is_err() {
+            return Some(format!("the referee reads line {} as {record:?}", record.line));
+        }
+        records += 1;
+    }
+    if records != move_lines.len() {
+        return Some(format!("the referee reads {records} move lines of {}", move_lines.len()));
+    }
+    // "at least nine valid moves in input files with no winner and at least
+    // five valid moves in every input file"
+    let report = referee(text.as_bytes(), std::io::sink(), &Options::default()).ok()?;
+    let valid = report.game.moves_made();
+    let won = matches!(report.game.outcome(), Some(Outcome::Win(_)));
+    if valid < 5 || (!won && valid < 9) {
+        return Some(format!("{valid} valid moves, outcome {:?}", report.game.outcome()));
+    }
+    None
+}
+
+fn cs1044(seed: u64) -> GenOptions {
+    GenOptions { seed, geometry: Geometry::CLASSIC, players: 2, guarantees: Guarantees::Cs1044 }
+}
+
+#[test]
+fn cs1044_files_keep_every_promise_over_many_seeds() {
+    for seed in 0..300 {
+        for index in 0..16 {
+            let text = corpus::move_file(&cs1044(seed), index).unwrap();
+            if let Some(broken) = breaks_cs1044_promises(&text) {
+                panic!("seed {seed}, file {index}: {broken}\n{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_promise_check_catches_a_hostile_corpus() {
+    let hostile = GenOptions { guarantees: Guarantees::WellFormed, ..cs1044(0) };
+    let broken: Vec<String> =
+        (0..8).filter_map(|i| breaks_cs1044_promises(&corpus::move_file(&hostile, i).unwrap())).collect();
+    assert!(broken.len() >= 4, "{broken:?}");
+    for (text, why) in [
+        ("t\nX: a b O: c d\n\nX\t05\n", "not an integer written plainly"),
+        ("t\nX: a b O: c d\n\nX:\t5\n", "not one character"),
+        ("t\nX: a O: c d\n\nX\t5\n", "players line"),
+        ("t\nX: a b O: c d\n\nX 5\n", "has no tab"),
+        ("t\nX: a b O: c d\n\nX\t1\nO\t4\nX\t2\nO\t5\n", "4 valid moves"),
+        ("t\nX: a b O: c d\n\nX\t1\nO\t4\nX\t2\nO\t5\nX\t9\nO\t3\n", "6 valid moves, outcome None"),
+    ] {
+        let found = breaks_cs1044_promises(text).unwrap_or_default();
+        assert!(found.contains(why), "{text:?}: {found:?}, expected {why:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn any_cs1044_file_keeps_every_promise(seed in any::<u64>(), index in any::<u64>()) {
+        let text = corpus::move_file(&cs1044(seed), index).unwrap();
+        let broken = breaks_cs1044_promises(&text);
+        prop_assert!(broken.is_none(), "{:?}\n{}", broken, text);
     }
 }
