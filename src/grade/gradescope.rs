@@ -116,7 +116,7 @@ pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write)
     }
     let wall: f64 = result.tests.iter().map(|t| t.wall).sum();
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "seconds of a grading")]
-    let execution_time = wall.ceil() as u64;
+    let execution_time = wall.round() as u64;
     let passed = result.count(Verdict::Pass);
     let output = if result.build_failed {
         format!("The build failed:\n{}", inert_text(result.build_log.as_deref().unwrap_or("")))
