@@ -37,21 +37,28 @@ pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The terminal's table: submission, score, tests, then a count per verdict.
+/// The terminal's table: submission, language, score, tests, then a count
+/// per verdict.
 pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
-    let width = results
-        .iter()
-        .map(|r| inert(&r.submission).chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("submission".len());
-    write!(out, "{:<width$}  {:>6}  {:>5}", "submission", "score", "tests")?;
+    let widest = |header: &str, text: &dyn Fn(&SubmissionResult) -> &str| {
+        results.iter().map(|r| inert(text(r)).chars().count()).max().unwrap_or(0).max(header.len())
+    };
+    let width = widest("submission", &|r| &r.submission);
+    let lang = widest("language", &|r| &r.language);
+    write!(out, "{:<width$}  {:<lang$}  {:>6}  {:>5}", "submission", "language", "score", "tests")?;
     for verdict in Verdict::ALL {
         write!(out, "  {}", verdict.name())?;
     }
     writeln!(out)?;
     for r in results {
-        write!(out, "{:<width$}  {:>6}  {:>5}", inert(&r.submission), score(r.score), r.tests.len())?;
+        write!(
+            out,
+            "{:<width$}  {:<lang$}  {:>6}  {:>5}",
+            inert(&r.submission),
+            inert(&r.language),
+            score(r.score),
+            r.tests.len()
+        )?;
         for verdict in Verdict::ALL {
             write!(out, "  {:>w$}", r.count(verdict), w = verdict.name().len())?;
         }
@@ -92,16 +99,16 @@ impl<W: Write> CsvTable<W> {
     }
 }
 
-/// `grades.csv`: `submission,score,tests,passed`, then a column per test
+/// `grades.csv`: `submission,language,score,tests,passed`, then a column per test
 /// holding its verdict — the shape a gradebook import wants.
 pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write) -> io::Result<()> {
     let mut table = CsvTable::new(out);
-    let header = ["submission", "score", "tests", "passed"].map(String::from);
+    let header = ["submission", "language", "score", "tests", "passed"].map(String::from);
     table.row(header.into_iter().chain(tests.iter().cloned()))?;
     for r in results {
         let counts = [score(r.score), r.tests.len().to_string(), r.count(Verdict::Pass).to_string()];
         let verdicts = r.tests.iter().map(|t| t.verdict.name().to_owned());
-        table.row([r.submission.clone()].into_iter().chain(counts).chain(verdicts))?;
+        table.row([r.submission.clone(), r.language.clone()].into_iter().chain(counts).chain(verdicts))?;
     }
     table.finish()
 }
@@ -264,13 +271,14 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                     (results.first().map_or(0, |r| r.tests.len())) " tests each. Click a column to sort." }
                 table.sortable #overview {
                     thead { tr {
-                        th.sort { "submission" } th.sort { "score" } th { "verdicts" }
+                        th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }
                         @for v in Verdict::ALL { th.sort { (v.name()) } }
                     } }
                     tbody {
                         @for r in results {
                             tr {
                                 td data-key=(r.submission) { a href={ "#s-" (anchor(&r.submission)) } { (r.submission) } }
+                                td data-key=(r.language) { (r.language) }
                                 td.num data-key=(score(r.score)) { (score(r.score)) }
                                 td data-key=(score(r.score)) { div.bar {
                                     @for v in Verdict::ALL {
@@ -288,6 +296,7 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                 details { summary { "Protections in force during this run" } pre { (protections) } }
                 @for r in results {
                     h2 #{ "s-" (anchor(&r.submission)) } { (r.submission) " — " (score(r.score)) }
+                    p { "Language: " (r.language) }
                     @if let Some(log) = &r.build_log {
                         details open[r.build_failed] { summary { "build log" } pre { (log) } }
                     }
@@ -296,7 +305,12 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                         tbody {
                             @for t in &r.tests {
                                 tr {
-                                    td { (t.test) } td { (verdict_badge(t.verdict)) } td { (t.detail) }
+                                    td { (t.test) } td { (verdict_badge(t.verdict)) }
+                                    td { (t.detail)
+                                        @if !t.stderr.is_empty() {
+                                            details { summary { "standard error" } pre { (t.stderr) } }
+                                        }
+                                    }
                                     td.num { (format!("{:.3}", t.wall)) }
                                 }
                             }

@@ -338,8 +338,8 @@ fn right_spaced_and_subtly_wrong_answers_get_exactly_their_verdicts() {
     let csv = fs::read_to_string(graded.report.join("grades.csv")).unwrap();
     let mut rows = csv.lines();
     let header = rows.next().unwrap();
-    assert!(header.starts_with("submission,score,tests,passed,game-0001.txt,"), "{header}");
-    assert_eq!(rows.next().unwrap(), "right,100,4,4,pass,pass,pass,pass");
+    assert!(header.starts_with("submission,language,score,tests,passed,game-0001.txt,"), "{header}");
+    assert_eq!(rows.next().unwrap(), "right,given,100,4,4,pass,pass,pass,pass");
     let subtle = rows.nth(1).unwrap();
     let passed = expected.iter().filter(|&&v| v == "pass").count();
     assert!(

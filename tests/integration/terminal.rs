@@ -105,5 +105,8 @@ fn grading_shows_its_progress_bar_then_the_table_on_a_terminal() {
     assert!(seen.contains("/3 tests"), "no progress bar drawn:\n{seen:?}");
     // The table's last line can be lost in the pty's hang-up at exit;
     // its contents are checked piped (sandbox.rs).
-    assert!(seen.contains("submission   score  tests  pass  wrong  no-output"), "no table:\n{seen:?}");
+    assert!(
+        seen.contains("submission  language   score  tests  pass  wrong  no-output"),
+        "no table:\n{seen:?}"
+    );
 }
