@@ -4,6 +4,7 @@
 //! Exit status: 0 success; 1 a check found differences; 2 a usage error,
 //! unreadable or malformed input, or an I/O failure.
 
+mod autograder_cmd;
 mod check_cmd;
 mod completions_cmd;
 mod gen_cmd;
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use thiserror::Error;
 
 use crate::batch::{self, Summary};
@@ -89,6 +90,12 @@ enum Command {
     /// Run students' programs against tests in a sandbox and report.
     #[command(after_help = grade_cmd::AFTER_HELP)]
     Grade(Box<grade_cmd::GradeArgs>),
+    /// Package a grading for Gradescope or GitHub Classroom: the grader, the
+    /// tests and grade's options.
+    Autograder {
+        #[command(subcommand)]
+        command: Box<autograder_cmd::AutograderCommand>,
+    },
     /// Print a shell completion script.
     #[command(after_help = completions_cmd::AFTER_HELP)]
     Completions(completions_cmd::CompletionsArgs),
@@ -321,8 +328,11 @@ where
     {
         sandbox::guard_main(stage, &args[2..]);
     }
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    // The matches are kept: the autograder commands pass on the grade
+    // options given, as given.
+    let parsed = Cli::command().try_get_matches_from(args).and_then(|m| Ok((Cli::from_arg_matches(&m)?, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             // Printing help into a closed pipe is not worth a second error.
             let _ = e.print();
@@ -336,6 +346,10 @@ where
         Some(Command::Hint(args)) => hint_cmd::run(&args),
         Some(Command::Play(args)) => play_cmd::run(&args),
         Some(Command::Grade(args)) => grade_cmd::run(&args),
+        Some(Command::Autograder { command }) => {
+            let sub = matches.subcommand().and_then(|(_, m)| m.subcommand()).map(|(_, m)| m);
+            autograder_cmd::run(&command, sub.unwrap_or(&matches))
+        }
         Some(Command::Completions(args)) => completions_cmd::run(&args, Cli::command()),
         Some(Command::Manpage(args)) => manpage_cmd::run(&args, Cli::command()),
     };

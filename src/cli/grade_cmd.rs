@@ -101,7 +101,7 @@ pub(super) struct PlanArgs {
     /// Languages to add or change (TOML; see FORMAT.md) [default: DIR/grade.toml
     /// in the tests' directory, if there is one].
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(super) config: Option<PathBuf>,
 
     /// Build every submission with this command, run once in its copy
     /// (through /bin/sh) [default: found from its files].
@@ -242,7 +242,7 @@ fn plain_name(text: &str) -> Result<String, String> {
 
 impl PlanArgs {
     /// The plan these flags describe, with its tests read and answered.
-    fn plan(&self) -> Result<Plan, CliError> {
+    pub(super) fn plan(&self) -> Result<Plan, CliError> {
         if self.profile.is_some() && self.io != IoMode::Files {
             return Err(CliError::Message(
                 "--io does not apply with --profile: a console program reads its script on standard input and answers on standard output".to_owned(),

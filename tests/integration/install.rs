@@ -29,7 +29,7 @@ const BUILD: &str = "cc -O1 -o prog main.c";
 
 /// Whether the test can go on: it runs as root (and has `setpriv` if
 /// `switches` users); if not, it says why on standard error.
-fn runnable(test: &str, switches: bool) -> bool {
+pub fn runnable(test: &str, switches: bool) -> bool {
     if !nix::unistd::geteuid().is_root() {
         eprintln!("{test}: skipped: it needs root");
         return false;
@@ -43,7 +43,7 @@ fn runnable(test: &str, switches: bool) -> bool {
 
 /// Copies both binaries into `dir` (mode 0755) and returns the referee's
 /// copy; the referee finds its guard beside it.
-fn install(dir: &Path) -> PathBuf {
+pub fn install(dir: &Path) -> PathBuf {
     fs::create_dir_all(dir).unwrap();
     for (name, built) in
         [("ttt-referee", env!("CARGO_BIN_EXE_ttt-referee")), ("ttt-guard", env!("CARGO_BIN_EXE_ttt-guard"))]
@@ -263,7 +263,7 @@ impl UserArea {
 }
 
 /// A user id that no account or group has: 61000 and up, by process.
-fn unused_uid() -> u32 {
+pub fn unused_uid() -> u32 {
     let taken: Vec<u32> = ["/etc/passwd", "/etc/group"]
         .iter()
         .flat_map(|file| {

@@ -1,0 +1,203 @@
+//! `autograder gradescope` and `autograder github` as the platforms use
+//! them: the zip unpacked into a temporary root that plays `/autograder`,
+//! its install step and `run_autograder` run as root; the GitHub grading
+//! step run as an ordinary user (an unused uid, through `setpriv`).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::install::{install, runnable, unused_uid};
+use crate::util::fixture;
+
+/// Copies the directory `from` to `to` (plain files only).
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Unpacks `zip` into `dir` with the modes it records, as `unzip` does.
+fn unzip(zip: &Path, dir: &Path) {
+    let mut archive = zip::ZipArchive::new(fs::File::open(zip).unwrap()).unwrap();
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).unwrap();
+        let path = dir.join(file.enclosed_name().unwrap());
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut out = fs::File::create(&path).unwrap();
+        std::io::copy(&mut file, &mut out).unwrap();
+        if let Some(mode) = file.unix_mode() {
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o777)).unwrap();
+        }
+    }
+}
+
+/// A platform's root: `autograder/` and a prefix to install into.
+struct Platform {
+    dir: tempfile::TempDir,
+}
+
+impl Platform {
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("autograder")
+    }
+
+    /// Runs one of the zip's scripts as Gradescope does.
+    fn run(&self, script: &Path) -> std::process::Output {
+        Command::new("bash")
+            .arg(script)
+            .current_dir(self.root())
+            .env("AUTOGRADER_ROOT", self.root())
+            .env("TTT_PREFIX", self.dir.path().join("prefix"))
+            .output()
+            .unwrap()
+    }
+
+    fn results(&self) -> serde_json::Value {
+        serde_json::from_slice(&fs::read(self.root().join("results/results.json")).unwrap()).unwrap()
+    }
+}
+
+/// The zip for the class's tests (20 points, test 09 hidden), unpacked,
+/// installed, and ready for `submission`.
+fn gradescope(submission: &str) -> Platform {
+    let platform = Platform { dir: tempfile::tempdir().unwrap() };
+    let referee = install(&platform.dir.path().join("build"));
+    let zip = platform.dir.path().join("autograder.zip");
+    let made = Command::new(&referee)
+        .args(["autograder", "gradescope", "--tests"])
+        .arg(fixture("class/tests"))
+        .args(["--points", "20", "--hidden", "09-*", "--time", "5", "--binary"])
+        .arg(&referee)
+        .arg("-o")
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let root = platform.root();
+    unzip(&zip, &root.join("source"));
+    copy_dir(&fixture("class/students").join(submission), &root.join("submission"));
+    let setup = platform.run(&root.join("source/setup.sh"));
+    assert!(setup.status.success(), "setup.sh: {}", String::from_utf8_lossy(&setup.stderr));
+    fs::copy(root.join("source/run_autograder"), root.join("run_autograder")).unwrap();
+    platform
+}
+
+#[test]
+fn gradescope_grades_a_submission_into_results_json() {
+    if !runnable("gradescope_grades_a_submission_into_results_json", false) {
+        return;
+    }
+    let platform = gradescope("ivy-crash");
+    let run = platform.run(&platform.root().join("run_autograder"));
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let results = platform.results();
+    // The specification's fields and types.
+    assert!(
+        results["score"].is_number() && results["execution_time"].is_u64() && results["output"].is_string()
+    );
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 9);
+    let (mut max, mut score) = (0.0, 0.0);
+    for test in tests {
+        assert!(test["name"].is_string() && test["output"].is_string(), "{test:#}");
+        assert!(["passed", "failed"].contains(&test["status"].as_str().unwrap()), "{test:#}");
+        assert!(["visible", "hidden"].contains(&test["visibility"].as_str().unwrap()), "{test:#}");
+        max += test["max_score"].as_f64().unwrap();
+        score += test["score"].as_f64().unwrap();
+    }
+    assert!((max - 20.0_f64).abs() < 1e-9, "the tests' points add up to {max}");
+    assert!((score - results["score"].as_f64().unwrap()).abs() < 1e-9);
+    // ivy-crash fails tests 03 and 08 by crashing, and says why.
+    assert_eq!(tests[2]["status"], "failed");
+    assert!(tests[2]["output"].as_str().unwrap().contains("out_of_range"), "{:#}", tests[2]);
+    assert_eq!(tests[8]["visibility"], "hidden");
+    assert_eq!(tests[0]["visibility"], "visible");
+    assert_eq!(results["output"], "C++: 7 of 9 tests passed.");
+}
+
+#[test]
+fn gradescope_says_why_when_grading_cannot_be_done() {
+    if !runnable("gradescope_says_why_when_grading_cannot_be_done", false) {
+        return;
+    }
+    let platform = gradescope("ada-c");
+    for test in fs::read_dir(platform.root().join("source/tests")).unwrap() {
+        fs::remove_file(test.unwrap().path()).unwrap();
+    }
+    let run = platform.run(&platform.root().join("run_autograder"));
+    assert!(
+        run.status.success(),
+        "run_autograder always ends well: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let results = platform.results();
+    assert_eq!(results["score"], 0.0);
+    assert_eq!(results["tests"], serde_json::json!([]));
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.starts_with("The autograder could not grade this submission: ") && output.contains("no tests"),
+        "{output}"
+    );
+}
+
+#[test]
+fn the_github_grading_step_runs_as_an_ordinary_user() {
+    if !runnable("the_github_grading_step_runs_as_an_ordinary_user", true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    if fs::metadata(dir.path().parent().unwrap()).unwrap().permissions().mode() & 0o001 == 0 {
+        eprintln!("skipped: the temporary directory cannot be passed through by another user");
+        return;
+    }
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let referee = install(&dir.path().join("build"));
+    let repo = dir.path().join("cleo");
+    copy_dir(&fixture("class/students/cleo-py"), &repo);
+    let made = Command::new(&referee)
+        .args(["autograder", "github", "--tests"])
+        .arg(fixture("class/tests"))
+        .args(["--time", "5", "--binary"])
+        .arg(&referee)
+        .arg("--out-dir")
+        .arg(&repo)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let workflow = fs::read_to_string(repo.join(".github/workflows/grade.yml")).unwrap();
+    assert!(workflow.contains(".github/ttt-referee/grade"), "{workflow}");
+    let uid = unused_uid();
+    for made in ["home", "tmp", "report"] {
+        fs::create_dir(dir.path().join(made)).unwrap();
+    }
+    let status =
+        Command::new("chown").arg("-R").arg(format!("{uid}:{uid}")).arg(dir.path()).status().unwrap();
+    assert!(status.success());
+    let run = Command::new("setpriv")
+        .arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={uid}"))
+        .args(["--clear-groups", "--"])
+        .arg(repo.join(".github/ttt-referee/grade"))
+        .current_dir(&repo)
+        .env("HOME", dir.path().join("home"))
+        .env("TMPDIR", dir.path().join("tmp"))
+        .env("TTT_REPORT", dir.path().join("report"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(stdout.contains("cleo ") && stdout.contains("Python (ttt.py)"), "{stdout}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("report/results.json")).unwrap()).unwrap();
+    assert_eq!(results["submissions"][0]["score"], 100.0);
+    assert_eq!(fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0, "the grader left its scratch");
+}
