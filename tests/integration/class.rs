@@ -165,3 +165,47 @@ fn a_header_mode_that_checks_names_fails_everybody_on_line_1() {
     assert_eq!(first["verdict"], "wrong");
     assert_eq!(first["first_difference"]["expected"], serde_json::json!([1, "Programmer: Dwight Barnette"]));
 }
+
+#[test]
+fn grade_toml_beside_the_tests_adds_a_language_and_a_bad_one_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests");
+    fs::create_dir(&tests).unwrap();
+    fs::copy(fixture("class/tests/01-sample-cat.txt"), tests.join("01.txt")).unwrap();
+    fs::write(
+        tests.join("grade.toml"),
+        "[[language]]\nname = \"Shell\"\nfiles = [\"*.sh\"]\nrun = \"sh ttt.sh\"\n",
+    )
+    .unwrap();
+    let student = dir.path().join("sam");
+    fs::create_dir(&student).unwrap();
+    fs::write(student.join("ttt.sh"), "echo 'Programmer: Sam' > TTTgame.txt\n").unwrap();
+    let report = dir.path().join("report");
+    // `.` is named after the real directory.
+    let run = referee()
+        .current_dir(&student)
+        .arg("grade")
+        .arg("--tests")
+        .arg(&tests)
+        .arg("--report")
+        .arg(&report)
+        .arg(".")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let results: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let sam = &results["submissions"][0];
+    assert_eq!((sam["submission"].as_str(), sam["language"].as_str()), (Some("sam"), Some("Shell")));
+    assert_eq!(sam["tests"][0]["verdict"], "wrong");
+
+    fs::write(
+        tests.join("grade.toml"),
+        "[[language]]\nname = \"Shell\"\nfile = [\"*.sh\"]\nrun = \"sh ttt.sh\"\n",
+    )
+    .unwrap();
+    let run = referee().arg("grade").arg("--tests").arg(&tests).arg(&student).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("grade.toml:3: unknown field `file`, expected one of"), "{stderr}");
+}
