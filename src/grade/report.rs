@@ -297,7 +297,7 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                 @for r in results {
                     h2 #{ "s-" (anchor(&r.submission)) } { (r.submission) " — " (score(r.score)) }
                     p { "Language: " (r.language) }
-                    @if let Some(log) = &r.build_log {
+                    @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
                         details open[r.build_failed] { summary { "build log" } pre { (log) } }
                     }
                     table {
