@@ -161,8 +161,10 @@ fn the_github_grading_step_runs_as_an_ordinary_user() {
     }
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let referee = install(&dir.path().join("build"));
-    let repo = dir.path().join("cleo");
-    copy_dir(&fixture("class/students/cleo-py"), &repo);
+    // Java, as an ordinary user has no memory cgroup: the JVM must fit under
+    // the address-space limit.
+    let repo = dir.path().join("dev");
+    copy_dir(&fixture("class/students/dev-java"), &repo);
     let made = Command::new(&referee)
         .args(["autograder", "github", "--tests"])
         .arg(fixture("class/tests"))
@@ -195,7 +197,7 @@ fn the_github_grading_step_runs_as_an_ordinary_user() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert_eq!(run.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
-    assert!(stdout.contains("cleo ") && stdout.contains("Python (ttt.py)"), "{stdout}");
+    assert!(stdout.contains("dev ") && stdout.contains("Java (ttt.Main)"), "{stdout}");
     let results: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("report/results.json")).unwrap()).unwrap();
     assert_eq!(results["submissions"][0]["score"], 100.0);
