@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
 use crate::corpus::{GenOptions, Guarantees, move_file};
+use crate::output::Durability;
 use crate::play::{Profile, scripts};
 use crate::referee::{self, Format};
 
@@ -109,23 +110,30 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
     if let Some(profile) = args.profile {
         for index in 0..args.count {
             let path = args.out_dir.join(format!("session-{:0digits$}.stdin", index + 1));
-            fs::write(&path, scripts::script(profile, args.seed, index))
-                .map_err(|source| CliError::write(&path, source))?;
+            let script = scripts::script(profile, args.seed, index);
+            write_file(&path, script.as_bytes())?;
         }
         return Ok(EXIT_SUCCESS);
     }
     for index in 0..args.count {
         let text = move_file(&options, index).map_err(|e| CliError::Message(e.to_string()))?;
         let path = args.out_dir.join(format!("game-{:0digits$}.txt", index + 1));
-        fs::write(&path, &text).map_err(|source| CliError::write(&path, source))?;
+        write_file(&path, text.as_bytes())?;
         if args.with_transcripts {
             let mut transcript = Vec::new();
             referee::referee(text.as_bytes(), &mut transcript, &referee_options).map_err(|e| {
                 CliError::Message(format!("{}: generated a file the referee rejects: {e}", path.display()))
             })?;
             let path = path.with_extension("expected");
-            fs::write(&path, transcript).map_err(|source| CliError::write(&path, source))?;
+            write_file(&path, &transcript)?;
         }
     }
     Ok(EXIT_SUCCESS)
+}
+
+/// Writes one generated file whole: staged and renamed into place, so an
+/// interrupted `gen` never leaves a half-written test (a batch of many small
+/// files, so no sync each).
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    super::write_whole(path, Durability::Renamed, |out| std::io::Write::write_all(out, bytes))
 }

@@ -239,8 +239,6 @@ impl<R: BufRead, W: Write> Console for Extended<R, W> {
     }
 }
 
-/// Whether `word` is a whole number, however long: digits after an optional
-/// sign.
 /// `c` in upper case, as Java's `Character.toUpperCase` gives it: unchanged
 /// if its upper case is more than one character.
 fn upper_case(c: char) -> char {
@@ -251,6 +249,8 @@ fn upper_case(c: char) -> char {
     }
 }
 
+/// Whether `word` is a whole number, however long: digits after an optional
+/// sign.
 fn is_integer(word: &str) -> bool {
     let digits = word.strip_prefix(['+', '-']).unwrap_or(word);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())

@@ -135,3 +135,21 @@ fn manpage_dir_onto_a_file_names_it() {
     );
     assert_eq!(fs::read_to_string(&file).unwrap(), "a file");
 }
+
+/// `gen` writes each file whole: one it cannot put in place is an error
+/// naming it, and nothing half-written or staged is left beside the others.
+#[test]
+fn gen_that_cannot_write_a_file_says_which_and_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("game-0002.txt")).unwrap();
+    let out = referee().args(["gen", "--count", "3", "--out-dir"]).arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("game-0002.txt: cannot write:"), "{stderr}");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["game-0001.txt", "game-0002.txt"]);
+}
