@@ -168,17 +168,14 @@ impl Square {
 }
 
 /// How a board keeps its marks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Storage {
     /// Dense for boards of up to [`AUTO_DENSE_LIMIT`] cells, sparse beyond.
     #[default]
-    #[value(help = "dense up to 16,777,216 squares, sparse beyond")]
     Auto,
     /// One byte per square: fastest, memory in proportion to the board.
-    #[value(help = "one byte per square: fastest, memory in proportion to the board")]
     Dense,
     /// Only the occupied squares: memory in proportion to the moves.
-    #[value(help = "only the occupied squares: memory in proportion to the moves")]
     Sparse,
 }
 

@@ -12,6 +12,7 @@ mod grade_cmd;
 mod hint_cmd;
 mod manpage_cmd;
 mod play_cmd;
+mod values;
 
 use std::ffi::OsString;
 use std::fmt;

@@ -10,6 +10,10 @@
 //! [`sandbox`] and compares their answers. [`cli`] is the command line. Each
 //! module imports only from the ones below it in that list.
 //!
+//! `cli`, `grade`, `sandbox`, `batch` and `spinner` come with the
+//! `cli` feature (on by default); without it the library is the core alone,
+//! with none of their dependencies (clap, the sandbox, the reports).
+//!
 //! ```
 //! use ttt_referee::referee::{referee, Options};
 //!
@@ -20,13 +24,16 @@
 //! assert!(String::from_utf8(transcript).unwrap().contains("O 5 marked square\n"));
 //! ```
 
+#[cfg(feature = "cli")]
 pub mod batch;
 pub mod board;
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod corpus;
 pub mod engine;
 pub mod game;
+#[cfg(feature = "cli")]
 pub mod grade;
 pub mod json;
 pub mod movefile;
@@ -36,6 +43,8 @@ pub mod player;
 pub mod recorder;
 pub mod referee;
 pub mod render;
+#[cfg(feature = "cli")]
 pub mod sandbox;
+#[cfg(feature = "cli")]
 pub mod spinner;
 pub mod transcript;

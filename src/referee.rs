@@ -10,14 +10,12 @@ pub use crate::recorder::{Recorder, RefereeError, Report, referee_with};
 use crate::transcript::{Layout, TranscriptWriter};
 
 /// The output formats of a referee run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Format {
     /// The exact text transcript.
     #[default]
-    #[value(help = "the exact text transcript")]
     Text,
     /// One JSON document per game, as FORMAT.md describes.
-    #[value(help = "one JSON document per game (see FORMAT.md)")]
     Json,
 }
 

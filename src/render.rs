@@ -13,18 +13,15 @@ use crate::player::{MAX_PLAYERS, PlayerId, Players};
 pub const MAX_PRINTED_CELLS: u64 = 1 << 24;
 
 /// How a board is drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Style {
     /// Marks or `-`, one space between cells: `X - O` (seeds/000).
     #[default]
-    #[value(help = "marks or `-`, one space between cells: `X - O`")]
     Classic,
     /// Cells joined by `|`, rows separated by `-+-+-`, a space for an empty
     /// cell (seeds/003).
-    #[value(help = "cells joined by `|`, rows separated by `-+-+-`: `X| |O`")]
     Grid,
     /// A table with numbered rows and columns from 0 (seeds/004).
-    #[value(help = "a table with rows and columns numbered from 0: ` 0|X |  |  |`")]
     Table,
 }
 

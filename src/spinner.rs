@@ -8,9 +8,16 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::engine::Progress;
+use crate::play::Watcher;
 
 /// How long a search runs before its spinner appears.
 const QUIET_FOR: Duration = Duration::from_secs(1);
+
+/// [`search_spinner`] for [`crate::play::Thinking::watcher`].
+#[must_use]
+pub fn watcher() -> Watcher {
+    Box::new(search_spinner())
+}
 
 /// A progress callback for [`crate::engine::Engine::on_progress`] that draws
 /// a spinner with the depth and positions per second on standard error, if

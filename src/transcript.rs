@@ -28,18 +28,15 @@ use crate::recorder::{Recorder, RefereeError};
 use crate::render::{MAX_PRINTED_CELLS, Renderer, Style};
 
 /// Which boards a transcript shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Boards {
     /// The board after every valid move (the classic layout).
     #[default]
-    #[value(help = "the board after every valid move (the classic layout)")]
     Each,
     /// No board after the moves; the board as it stands at the end, once,
     /// just before the `Winner:` line.
-    #[value(help = "only the final board, once, just before the `Winner:` line")]
     Final,
     /// No boards at all.
-    #[value(help = "no boards at all")]
     None,
 }
 

@@ -52,7 +52,7 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
             other => CliError::Unplayable { path: path(), error: other },
         })?;
     let game = report.game;
-    let thinking = Thinking { time_limit: Some(args.time), spinner: true };
+    let thinking = Thinking { time_limit: Some(args.time), watcher: Some(crate::spinner::watcher) };
     let choice = thinking.engine(args.engine, args.seed).choose(&game).map_err(|error| match error {
         EngineError::GameOver => CliError::Message(format!(
             "{}: the game is over (Winner: {}); there is no move to hint",

@@ -88,7 +88,7 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let geometry = args.board.geometry()?;
     let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
     let options = args.layout.options(Format::Text);
-    let thinking = Thinking { time_limit: Some(args.time), spinner: true };
+    let thinking = Thinking { time_limit: Some(args.time), watcher: Some(crate::spinner::watcher) };
     let terminal = io::stdout().is_terminal();
     let mut console =
         args.profile.console(sides, thinking, geometry, terminal, io::stdin().lock(), io::stdout().lock());

@@ -22,17 +22,14 @@ use crate::game::Game;
 pub use bits::MAX_CELLS;
 
 /// The computer players.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EngineKind {
     /// seeds/001: win, else block, else the centre, else a random corner,
     /// else a random square.
-    #[value(help = "win, else block, else the centre, else a random corner, else any square (seeds/001)")]
     Rules,
     /// seeds/002's depth-limited minimax, exactly as written there.
-    #[value(help = "depth-limited minimax exactly as seeds/002 writes it (MAX_DEPTH 5)")]
     Minimax,
     /// Never loses; wins as fast as it can, loses as slowly as it must.
-    #[value(help = "a full solver: never loses, wins fastest, loses slowest")]
     Perfect,
 }
 

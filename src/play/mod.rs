@@ -93,27 +93,20 @@ impl Played {
 }
 
 /// The console a session is played at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Profile {
     /// A plain prompt: the board, `X to move (1-9): `, square numbers.
     #[default]
-    #[value(help = "a plain prompt with square numbers; asks to play again when a person plays")]
     Default,
     /// seeds/003's program: the size asked first, `x, y` moves, `Move Counter`.
-    #[value(help = "seeds/003's console: `Game Board Size: `, `X's move (x, y): `")]
     Xtreme,
     /// seeds/004's program: players, marks, board and win asked first; rows
     /// and columns from 0.
-    #[value(help = "seeds/004's console: `How many players?`, `Player X Please enter your ROW`")]
     Extended,
     /// seeds/001's program: each player's type asked first, the board redrawn
     /// on every change.
-    #[value(
-        help = "seeds/001's console: `Type of Player X (human or computer)?`, the board redrawn each move"
-    )]
     Smalltalk,
     /// seeds/002's program: the numbered 3×3 board, `Player 1 make your move: `.
-    #[value(help = "seeds/002's console: `Player 1 make your move: `, `AI's move: N`")]
     Uri,
 }
 
@@ -305,23 +298,28 @@ fn players(sides: [Side; 2]) -> Players {
     .expect("two distinct marks")
 }
 
-/// How long the `perfect` engine may think over a move, and whether a long
-/// search shows a spinner on a terminal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How long the `perfect` engine may think over a move, and what watches a
+/// long search (the command line's spinner).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Thinking {
     /// The search time per move (`None`: until the value is proven).
     pub time_limit: Option<Duration>,
-    /// Show a spinner on standard error, when it is a terminal, during a
-    /// search that takes more than a second.
-    pub spinner: bool,
+    /// Makes, for each engine, what is told how its searches go.
+    pub watcher: Option<fn() -> Watcher>,
 }
+
+/// What an engine tells how its search goes ([`Engine::on_progress`]).
+pub type Watcher = Box<dyn FnMut(crate::engine::Progress)>;
 
 impl Thinking {
     /// A new engine of `kind`, seeded with `seed`, thinking this way.
     #[must_use]
     pub fn engine(self, kind: EngineKind, seed: u64) -> Engine {
         let engine = Engine::new(kind, seed).time_limit(self.time_limit);
-        if self.spinner { engine.on_progress(crate::spinner::search_spinner()) } else { engine }
+        match self.watcher {
+            Some(watcher) => engine.on_progress(watcher()),
+            None => engine,
+        }
     }
 }
 

@@ -1,0 +1,62 @@
+//! How the library's enums are written on the command line: each value's
+//! name and help. They live here, not beside the types, so the rule engine,
+//! the renderings and the consoles build without clap (`cargo build --lib
+//! --no-default-features`).
+
+use clap::ValueEnum;
+use clap::builder::PossibleValue;
+
+/// `ValueEnum` for a library enum: each variant's name on the command line
+/// and its help.
+macro_rules! value_enum {
+    ($ty:path { $($variant:ident => $name:literal: $help:literal),+ $(,)? }) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$(Self::$variant),+]
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $(Self::$variant => PossibleValue::new($name).help($help)),+
+                })
+            }
+        }
+    };
+}
+
+value_enum!(crate::engine::EngineKind {
+    Rules => "rules": "win, else block, else the centre, else a random corner, else any square (seeds/001)",
+    Minimax => "minimax": "depth-limited minimax exactly as seeds/002 writes it (MAX_DEPTH 5)",
+    Perfect => "perfect": "a full solver: never loses, wins fastest, loses slowest",
+});
+
+value_enum!(crate::board::Storage {
+    Auto => "auto": "dense up to 16,777,216 squares, sparse beyond",
+    Dense => "dense": "one byte per square: fastest, memory in proportion to the board",
+    Sparse => "sparse": "only the occupied squares: memory in proportion to the moves",
+});
+
+value_enum!(crate::play::Profile {
+    Default => "default": "a plain prompt with square numbers; asks to play again when a person plays",
+    Xtreme => "xtreme": "seeds/003's console: `Game Board Size: `, `X's move (x, y): `",
+    Extended => "extended": "seeds/004's console: `How many players?`, `Player X Please enter your ROW`",
+    Smalltalk => "smalltalk": "seeds/001's console: `Type of Player X (human or computer)?`, the board redrawn each move",
+    Uri => "uri": "seeds/002's console: `Player 1 make your move: `, `AI's move: N`",
+});
+
+value_enum!(crate::transcript::Boards {
+    Each => "each": "the board after every valid move (the classic layout)",
+    Final => "final": "only the final board, once, just before the `Winner:` line",
+    None => "none": "no boards at all",
+});
+
+value_enum!(crate::referee::Format {
+    Text => "text": "the exact text transcript",
+    Json => "json": "one JSON document per game (see FORMAT.md)",
+});
+
+value_enum!(crate::render::Style {
+    Classic => "classic": "marks or `-`, one space between cells: `X - O`",
+    Grid => "grid": "cells joined by `|`, rows separated by `-+-+-`: `X| |O`",
+    Table => "table": "a table with rows and columns numbered from 0: ` 0|X |  |  |`",
+});
