@@ -4,7 +4,9 @@
 //! The console is any `BufRead` and `Write`, so a whole session can be
 //! scripted. A human's invalid or occupied square is refused and asked for
 //! again: a turn is never lost. Each [`Profile`] is one console: the default
-//! one, or a seed program's own prompts and messages.
+//! one, or a seed program's own prompts and messages. One [`Driver`] plays
+//! every console's games (the turns, the engines, the end of the input, the
+//! record); a profile's [`Dialogue`] says and reads only what is its own.
 
 mod driver;
 pub mod extended;
