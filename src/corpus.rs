@@ -361,14 +361,14 @@ fn violation(game: &Game, kind: Violation, style: Style, rng: &mut ChaCha8Rng) -
         }
         Violation::DoubleMove => Line { label: mark(game.last_mover()?), square: any_square(rng) },
         Violation::OutOfTurn => {
-            let (last, next) = (game.last_mover()?, game.to_move()?);
+            let (last, next) = (game.last_mover()?, game.next_player());
             let others: Vec<PlayerId> =
                 players.iter().map(|(id, _)| id).filter(|&id| id != last && id != next).collect();
             Line { label: mark(*others.choose(rng)?), square: any_square(rng) }
         }
         Violation::MarkedSquare => {
-            let next = game.to_move()?;
             let taken = occupied(game, rng)?;
+            let next = game.next_player();
             Line { label: mark(next), square: square_token(taken, style, rng) }
         }
         Violation::GameOver => return None,

@@ -116,29 +116,66 @@ impl Game {
         self.last
     }
 
-    /// Who must move next; `None` before the first valid move, which anyone
-    /// may make.
-    #[must_use]
-    pub fn to_move(&self) -> Option<PlayerId> {
-        self.last.map(|last| self.players.next_after(last))
-    }
-
-    /// Who moves next in a game that computer players drive: the player after
-    /// the last mover, or the first declared player before any move.
+    /// Whose turn it is: the player after the last mover, or before the
+    /// first valid move the first declared player, who moves first when the
+    /// program chooses (consoles, engines). The rules let any player make
+    /// the first move: see [`Game::is_legal`] and [`Game::legal_moves`].
     #[must_use]
     pub fn next_player(&self) -> PlayerId {
-        self.to_move().unwrap_or(PlayerId::new(0))
+        self.last.map_or(PlayerId::new(0), |last| self.players.next_after(last))
     }
 
-    /// The legal moves of [`Game::next_player`]: every empty square in
-    /// ascending order, none once the game is over.
+    /// Whether `player` may move now: anyone before the first valid move,
+    /// then only [`Game::next_player`]; no one once the game is over.
+    fn may_move(&self, player: PlayerId) -> bool {
+        self.outcome.is_none() && (self.last.is_none() || player == self.next_player())
+    }
+
+    /// Every legal move, by player in turn order and then by square in
+    /// ascending order: before the first valid move every player's (any
+    /// player may move first), then those of [`Game::next_player`]; none once
+    /// the game is over.
     pub fn legal_moves(&self) -> impl Iterator<Item = Move> + '_ {
-        let player = self.next_player();
-        let cells = if self.outcome.is_some() { 0 } else { self.board.geometry().cells() };
+        self.players.iter().map(|(id, _)| id).flat_map(move |player| self.legal_moves_of(player))
+    }
+
+    /// The legal moves of `player`: every empty square in ascending order if
+    /// it is a turn they may take, else none.
+    pub fn legal_moves_of(&self, player: PlayerId) -> impl Iterator<Item = Move> + '_ {
+        let cells = if self.may_move(player) { self.board.geometry().cells() } else { 0 };
         (0..cells)
             .map(Square::from_index)
             .filter(|&square| self.board.get(square).is_none())
             .map(move |square| Move { player, square })
+    }
+
+    /// The rule `mv` breaks, in the spec's order, or `Ok` if it is legal.
+    fn rule_on(&self, mv: Move) -> Result<(), Violation> {
+        if self.outcome.is_some() {
+            return Err(Violation::GameOver);
+        }
+        if mv.player.index() >= self.players.len() {
+            return Err(Violation::IllegalPlayer);
+        }
+        if mv.square.index() >= self.board.geometry().cells() {
+            return Err(Violation::IllegalSquare);
+        }
+        if self.last == Some(mv.player) {
+            return Err(Violation::DoubleMove);
+        }
+        if self.last.is_some() && mv.player != self.next_player() {
+            return Err(Violation::OutOfTurn);
+        }
+        if self.board.get(mv.square).is_some() {
+            return Err(Violation::MarkedSquare);
+        }
+        Ok(())
+    }
+
+    /// Whether `mv` breaks no rule now.
+    #[must_use]
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.rule_on(mv).is_ok()
     }
 
     /// Rules on the move `label square`, with both fields as a move file
@@ -152,16 +189,8 @@ impl Game {
         }
         let player = self.players.find(label).ok_or(Violation::IllegalPlayer)?;
         let square = self.board.geometry().parse_square(square).ok_or(Violation::IllegalSquare)?;
-        if self.last == Some(player) {
-            return Err(Violation::DoubleMove);
-        }
-        if self.to_move().is_some_and(|next| next != player) {
-            return Err(Violation::OutOfTurn);
-        }
-        if self.board.get(square).is_some() {
-            return Err(Violation::MarkedSquare);
-        }
-        Ok(Move { player, square })
+        let mv = Move { player, square };
+        self.rule_on(mv).map(|()| mv)
     }
 
     /// Rules on `label square` and, if it is legal, plays it.
@@ -174,8 +203,18 @@ impl Game {
         Ok(mv)
     }
 
-    /// Plays `mv`, which must be legal (from [`Game::check`] or a search that
-    /// only generates legal moves), and returns the outcome if it ends the game.
+    /// Rules on `mv` and, if it is legal, plays it, returning the outcome if
+    /// it ends the game.
+    ///
+    /// # Errors
+    /// The first [`Violation`] the move commits; the game is then unchanged.
+    pub fn try_play(&mut self, mv: Move) -> Result<Option<Outcome>, Violation> {
+        self.rule_on(mv)?;
+        Ok(self.play_unchecked(mv))
+    }
+
+    /// Plays `mv`, which must be legal (from [`Game::check`], or a search
+    /// that only generates legal moves: the fast path), and returns the outcome if it ends the game.
     ///
     /// # Panics
     /// If the square is already marked.
@@ -225,13 +264,13 @@ mod tests {
         let before = format!("{:?}", g.board());
         assert_eq!(g.play("O", "2"), Err(Violation::DoubleMove));
         assert_eq!(format!("{:?}", g.board()), before);
-        assert_eq!(g.to_move(), g.players().find("X"));
+        assert_eq!(Some(g.next_player()), g.players().find("X"));
     }
 
     #[test]
     fn either_player_may_start() {
         let mut g = classic();
-        assert_eq!(g.to_move(), None);
+        assert_eq!(g.legal_moves().count(), 18);
         assert!(g.play("O", "1").is_ok());
         assert!(g.play("X", "2").is_ok());
     }
@@ -262,7 +301,7 @@ mod tests {
         assert_eq!(g.play("Z", "1"), Err(Violation::MarkedSquare));
         g.play("Z", "2").unwrap();
         g.play("X", "3").unwrap();
-        assert_eq!(g.to_move(), g.players().find("O"));
+        assert_eq!(Some(g.next_player()), g.players().find("O"));
     }
 
     /// Counts the 3 × 3 game tree: nodes per ply, finished games by outcome,
@@ -283,7 +322,8 @@ mod tests {
             Some(Outcome::Win(p)) => ends[p.index()] += 1,
             Some(Outcome::Cat) => ends[2] += 1,
             None => {
-                for mv in game.legal_moves() {
+                // X moves first, as in the published counts.
+                for mv in game.legal_moves_of(game.next_player()) {
                     let mut next = game.clone();
                     next.play_unchecked(mv);
                     perft(&next, ply + 1, nodes, ends, seen);
@@ -300,6 +340,128 @@ mod tests {
         assert_eq!(ends, [131_184, 77_904, 46_080]);
         assert_eq!(ends.iter().sum::<u64>(), 255_168);
         assert_eq!(seen.len(), 5478);
+    }
+
+    /// Asserts that the typed rules agree with the move file's: for every
+    /// declared player and one undeclared, and every square and one beyond
+    /// the board, `try_play` breaks the rule `check` reports (or neither
+    /// breaks one), `is_legal` says the same, and a refused move changes
+    /// nothing.
+    fn typed_agrees_with_check(game: &Game) -> Result<(), String> {
+        let cells = game.board().geometry().cells();
+        for player in (0..=game.players().len()).map(PlayerId::new) {
+            let label = if player.index() < game.players().len() {
+                game.players().get(player).mark.to_string()
+            } else {
+                "?".to_owned()
+            };
+            for square in (0..=cells).map(Square::from_index) {
+                let mv = Move { player, square };
+                let checked = game.check(&label, &square.number().to_string()).map(|_| ());
+                let mut after = game.clone();
+                let tried = after.try_play(mv).map(|_| ());
+                if tried != checked || game.is_legal(mv) != checked.is_ok() {
+                    return Err(format!(
+                        "{label} {}: check {checked:?}, try_play {tried:?}",
+                        square.number()
+                    ));
+                }
+                let unchanged = format!("{:?}", (after.board(), after.last_mover(), after.outcome()))
+                    == format!("{:?}", (game.board(), game.last_mover(), game.outcome()));
+                if tried.is_ok() == unchanged {
+                    return Err(format!(
+                        "{label} {}: played {tried:?}, unchanged {unchanged}",
+                        square.number()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn try_play_agrees_with_check_in_every_reachable_classic_position() {
+        // Either player may move first, so this reaches O-first games too.
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![classic()];
+        while let Some(game) = todo.pop() {
+            let key = format!("{:?}", (game.board(), game.last_mover()));
+            if !seen.insert(key) {
+                continue;
+            }
+            typed_agrees_with_check(&game).unwrap();
+            for mv in game.legal_moves().collect::<Vec<_>>() {
+                let mut next = game.clone();
+                next.try_play(mv).unwrap();
+                todo.push(next);
+            }
+        }
+        // 5,478 positions with X first, as many with O first less the empty
+        // board, told apart by who moved last.
+        assert_eq!(seen.len(), 5478 + 5477);
+    }
+
+    #[test]
+    fn legal_moves_before_the_first_move_are_every_players() {
+        for game in [classic(), three_players()] {
+            let cells = game.board().geometry().cells();
+            let moves: Vec<Move> = game.legal_moves().collect();
+            assert_eq!(moves.len() as u64, cells * game.players().len() as u64);
+            for (player, _) in game.players().iter() {
+                assert_eq!(moves.iter().filter(|m| m.player == player).count() as u64, cells);
+                assert!(game.is_legal(Move { player, square: Square::from_index(0) }));
+            }
+        }
+        let mut g = three_players();
+        g.play("Z", "1").unwrap();
+        let moves: Vec<Move> = g.legal_moves().collect();
+        assert!(moves.iter().all(|m| Some(m.player) == g.players().find("X")), "{moves:?}");
+        assert_eq!(moves.len(), 15);
+    }
+
+    #[test]
+    fn try_play_reports_each_rule() {
+        let mut g = three_players();
+        let (x, o, z) = (PlayerId::new(0), PlayerId::new(1), PlayerId::new(2));
+        let at = Square::from_index;
+        assert_eq!(
+            g.try_play(Move { player: PlayerId::new(3), square: at(0) }),
+            Err(Violation::IllegalPlayer)
+        );
+        assert_eq!(g.try_play(Move { player: o, square: at(16) }), Err(Violation::IllegalSquare));
+        assert_eq!(g.try_play(Move { player: o, square: at(0) }), Ok(None));
+        assert_eq!(g.try_play(Move { player: o, square: at(1) }), Err(Violation::DoubleMove));
+        assert_eq!(g.try_play(Move { player: x, square: at(1) }), Err(Violation::OutOfTurn));
+        assert_eq!(g.try_play(Move { player: z, square: at(0) }), Err(Violation::MarkedSquare));
+        assert_eq!(g.next_player(), z);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn try_play_agrees_with_check_on_random_variant_positions(
+            rows in 1u32..6,
+            cols in 1u32..6,
+            win in 1u32..6,
+            count in 2usize..5,
+            picks in proptest::collection::vec(0usize..1000, 0..30),
+        ) {
+            let Ok(geometry) = Geometry::new(rows, cols, win) else { return Ok(()) };
+            let players = "XOZAB"
+                .chars()
+                .take(count)
+                .map(|c| Player { mark: Mark::new(c).unwrap(), name: c.to_string() })
+                .collect();
+            let mut game = Game::new(Players::new(players).unwrap(), geometry, Storage::Auto);
+            typed_agrees_with_check(&game).map_err(proptest::test_runner::TestCaseError::fail)?;
+            for pick in picks {
+                let moves: Vec<Move> = game.legal_moves().collect();
+                if moves.is_empty() {
+                    break;
+                }
+                game.try_play(moves[pick % moves.len()]).unwrap();
+                typed_agrees_with_check(&game).map_err(proptest::test_runner::TestCaseError::fail)?;
+            }
+        }
     }
 
     #[test]

@@ -2,13 +2,31 @@
 //! k in a row, 2–10 players): it reads a move file, rules on every move, and
 //! writes a transcript whose layout is exact to the byte.
 //!
-//! The work is split into rooms that do not reach into each other:
-//! [`movefile`] reads records and never judges them, [`game`] judges moves on
-//! a [`board`], [`recorder`] runs records through the rules into an output
-//! format, [`transcript`] (with [`render`]) and [`json`] are those formats,
-//! and [`referee`] picks one. [`grade`] runs people's programs in the
-//! [`sandbox`] and compares their answers. [`cli`] is the command line. Each
-//! module imports only from the ones below it in that list.
+//! The work is split into rooms that do not reach into each other. They are
+//! listed here from the top of the stack down: each module imports only from
+//! the ones after it in this list (`tests/integration/layering.rs` checks).
+//!
+//! 1. [`cli`]: the command line.
+//! 2. [`grade`]: runs people's programs in the [`sandbox`] and compares their
+//!    answers.
+//! 3. [`batch`]: referees many move files at once, with a summary.
+//! 4. [`referee`]: picks an output format and runs a move file through it.
+//! 5. [`play`]: people and computer players at a console, the game recorded
+//!    as a move file.
+//! 6. [`spinner`]: what a long search shows on a terminal.
+//! 7. [`transcript`]: the transcript, one output format.
+//! 8. [`json`]: the JSON output, another.
+//! 9. [`recorder`]: runs records through the rules into an output format.
+//! 10. [`engine`]: the computer players.
+//! 11. [`corpus`]: seeded move files for test corpora.
+//! 12. [`render`]: the board renderings.
+//! 13. [`movefile`]: reads records and never judges them.
+//! 14. [`game`]: judges moves on a [`board`].
+//! 15. [`board`]: squares, lines and marks.
+//! 16. [`sandbox`]: runs a program within limits; imports nothing else.
+//! 17. [`check`]: compares a transcript with the referee's own.
+//! 18. [`output`]: output that appears whole or not at all.
+//! 19. [`player`]: marks, players and turn order.
 //!
 //! `cli`, `grade`, `sandbox`, `batch` and `spinner` come with the
 //! `cli` feature (on by default); without it the library is the core alone,

@@ -5,7 +5,11 @@
 use libfuzzer_sys::fuzz_target;
 use ttt_referee::board::Geometry;
 use ttt_referee::engine::EngineKind;
-use ttt_referee::play::{PlayError, Profile, Side, Thinking};
+use ttt_referee::play::extended::Extended;
+use ttt_referee::play::smalltalk::Smalltalk;
+use ttt_referee::play::uri::Uri;
+use ttt_referee::play::xtreme::Xtreme;
+use ttt_referee::play::{Console, Driver, Plain, PlayError, Profile, Side};
 use ttt_referee::referee::{Options, referee};
 
 fuzz_target!(|data: &[u8]| {
@@ -14,7 +18,14 @@ fuzz_target!(|data: &[u8]| {
     let profile = [Profile::Default, Profile::Xtreme, Profile::Extended, Profile::Uri, Profile::Smalltalk]
         [usize::from(pick % 5)];
     let o = [Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)][usize::from(pick / 4 % 3)];
-    let mut console = profile.console([Side::Human, o], Thinking::default(), Geometry::CLASSIC, false, typed, std::io::sink());
+    let (sides, output) = ([Side::Human, o], std::io::sink());
+    let mut console: Box<dyn Console> = match profile {
+        Profile::Default => Box::new(Driver::new(Plain::new(sides, Geometry::CLASSIC, typed, output))),
+        Profile::Xtreme => Box::new(Driver::new(Xtreme::new(sides, typed, output))),
+        Profile::Extended => Box::new(Driver::new(Extended::new(sides, typed, output))),
+        Profile::Uri => Box::new(Driver::new(Uri::new(sides, typed, output))),
+        Profile::Smalltalk => Box::new(Driver::new(Smalltalk::new(false, typed, output))),
+    };
     for game in 0..4 {
         let played = match console.game(game) {
             Ok(Some(played)) => played,

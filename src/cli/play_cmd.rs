@@ -9,7 +9,11 @@ use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
 use crate::output::Durability;
-use crate::play::{self, PlayError, Profile, Side, Thinking};
+use crate::play::extended::Extended;
+use crate::play::smalltalk::Smalltalk;
+use crate::play::uri::Uri;
+use crate::play::xtreme::Xtreme;
+use crate::play::{self, Console, Driver, Plain, PlayError, Profile, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
 
@@ -90,8 +94,16 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let options = args.layout.options(Format::Text);
     let thinking = Thinking { time_limit: Some(args.time), watcher: Some(crate::spinner::watcher) };
     let terminal = io::stdout().is_terminal();
-    let mut console =
-        args.profile.console(sides, thinking, geometry, terminal, io::stdin().lock(), io::stdout().lock());
+    let (input, output) = (io::stdin().lock(), io::stdout().lock());
+    let mut console: Box<dyn Console> = match args.profile {
+        Profile::Default => {
+            Box::new(Driver::new(Plain::new(sides, geometry, input, output)).thinking(thinking))
+        }
+        Profile::Xtreme => Box::new(Driver::new(Xtreme::new(sides, input, output)).thinking(thinking)),
+        Profile::Extended => Box::new(Driver::new(Extended::new(sides, input, output)).thinking(thinking)),
+        Profile::Uri => Box::new(Driver::new(Uri::new(sides, input, output)).thinking(thinking)),
+        Profile::Smalltalk => Box::new(Driver::new(Smalltalk::new(terminal, input, output))),
+    };
     play::session(console.as_mut(), args.seed, |number, played| {
         let moves = played.move_file();
         if let Some(path) = &args.record {
@@ -113,7 +125,9 @@ impl From<PlayError> for CliError {
         match error {
             PlayError::Output(source) => CliError::stdout(source),
             PlayError::Input(source) => CliError::Read { path: Shown("<stdin>".into()), source },
-            PlayError::Engine(error) => CliError::Message(error.to_string()),
+            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. }) => {
+                CliError::Message(error.to_string())
+            }
         }
     }
 }

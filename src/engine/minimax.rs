@@ -167,7 +167,7 @@ mod tests {
                 continue;
             }
             assert_eq!(choose(&game), literal::choose(&game), "{:?}", cells(&game));
-            for mv in game.legal_moves().collect::<Vec<_>>() {
+            for mv in game.legal_moves_of(game.next_player()).collect::<Vec<_>>() {
                 let mut next = game.clone();
                 next.play_unchecked(mv);
                 stack.push(next);
@@ -188,7 +188,7 @@ mod tests {
                 let mut game = new_game(geometry);
                 let marks = rng.random_range(fewest_marks..geometry.cells());
                 for _ in 0..marks {
-                    let moves: Vec<_> = game.legal_moves().collect();
+                    let moves: Vec<_> = game.legal_moves_of(game.next_player()).collect();
                     if game.outcome().is_some() {
                         break;
                     }

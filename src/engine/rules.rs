@@ -15,8 +15,7 @@ pub(super) fn choose(game: &Game, rng: &mut ChaCha8Rng) -> Square {
     let board = game.board();
     let g = board.geometry();
     let me = game.next_player();
-    let free: Vec<Square> =
-        (0..g.cells()).map(Square::from_index).filter(|&s| board.get(s).is_none()).collect();
+    let free: Vec<Square> = game.legal_moves_of(me).map(|mv| mv.square).collect();
 
     if let Some(&s) = free.iter().find(|&&s| board.would_win(s, me)) {
         return s;

@@ -4,9 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::board::Geometry;
 use crate::movefile::ParseError;
-use crate::play::{self, Profile, Thinking};
+use crate::play::{self, Profile};
 use crate::referee::{self, RefereeError};
 
 /// One test: its name (the file name), what the program is given, and what
@@ -115,14 +114,7 @@ fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
     let mut answer = Vec::new();
     match expected {
         Expected::Console { profile, seed } => {
-            let mut console = profile.console(
-                [play::Side::Human, profile.default_second()],
-                Thinking::default(),
-                Geometry::CLASSIC,
-                false,
-                input.as_slice(),
-                &mut answer,
-            );
+            let mut console = profile.console(input.as_slice(), &mut answer);
             play::session(console.as_mut(), *seed, |_, _| Ok::<(), play::PlayError>(()))
                 .map_err(|error| SuiteError::Script { path: path.to_owned(), error })?;
         }

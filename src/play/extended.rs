@@ -29,10 +29,10 @@
 use std::io::{BufRead, Write};
 use std::ops::RangeInclusive;
 
-use super::{Console, PlayError, Played, Side, Thinking, Words, engines, show};
-use crate::board::{Geometry, Square, Storage};
+use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side, Words, show};
+use crate::board::{Geometry, Storage};
 use crate::game::{Game, Move, Outcome};
-use crate::player::{Mark, Player, PlayerId, Players};
+use crate::player::{Mark, Player, Players};
 use crate::render::{Renderer, Style};
 
 /// seeds/004's limits.
@@ -44,20 +44,21 @@ const WIN: RangeInclusive<u32> = 3..=25;
 /// players 3 and on are people.
 pub struct Extended<R, W> {
     sides: [Side; 2],
-    thinking: Thinking,
     words: Words<R>,
     output: W,
+    /// The board's rendering, for the game set up last.
+    renderer: Option<Renderer>,
 }
 
 impl<R: BufRead, W: Write> Extended<R, W> {
     /// The console over `input` and `output`, player 1 and 2 played by `sides`.
-    pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Extended<R, W> {
-        Extended { sides, thinking, words: Words::new(input), output }
+    pub fn new(sides: [Side; 2], input: R, output: W) -> Extended<R, W> {
+        Extended { sides, words: Words::new(input), output, renderer: None }
     }
 
     /// Prints `prompt` on its own line and reads one word; `None` at the end
     /// of the input.
-    fn ask(&mut self, prompt: &str) -> Result<Option<String>, PlayError> {
+    fn question(&mut self, prompt: &str) -> Result<Option<String>, PlayError> {
         writeln!(self.output, "{prompt}")?;
         self.output.flush()?;
         self.words.next()
@@ -73,7 +74,7 @@ impl<R: BufRead, W: Write> Extended<R, W> {
         too_high: &str,
     ) -> Result<Option<u32>, PlayError> {
         loop {
-            let Some(word) = self.ask(prompt)? else { return Ok(None) };
+            let Some(word) = self.question(prompt)? else { return Ok(None) };
             let refusal = match word.parse::<i64>() {
                 Ok(n) if n < i64::from(*range.start()) => too_low,
                 Ok(n) if n > i64::from(*range.end()) => too_high,
@@ -96,7 +97,8 @@ impl<R: BufRead, W: Write> Extended<R, W> {
     /// can mark a board and no earlier player has.
     fn mark(&mut self, number: usize, taken: &[Mark]) -> Result<Option<Mark>, PlayError> {
         loop {
-            let Some(word) = self.ask(&format!("Enter the character to represent player {number}"))? else {
+            let Some(word) = self.question(&format!("Enter the character to represent player {number}"))?
+            else {
                 return Ok(None);
             };
             let mut chars = word.chars();
@@ -113,7 +115,7 @@ impl<R: BufRead, W: Write> Extended<R, W> {
 
     /// Asks for the whole setup: players, their marks, the board and its
     /// storage. `None` if the input ends first.
-    fn setup(&mut self) -> Result<Option<(Players, Geometry, Storage)>, PlayError> {
+    fn questions(&mut self) -> Result<Option<Setup>, PlayError> {
         let (low, high) = ("Must be at least 2 players", "Must be 10 players or fewer");
         let Some(count) = self.number("How many players?", PLAYERS, low, high)? else { return Ok(None) };
         let mut marks = Vec::new();
@@ -133,7 +135,7 @@ impl<R: BufRead, W: Write> Extended<R, W> {
         };
         let storage = loop {
             let prompt = "Would you like a Fast Game (F/f) or a Memory Efficient Game (M/m)?";
-            let Some(word) = self.ask(prompt)? else { return Ok(None) };
+            let Some(word) = self.question(prompt)? else { return Ok(None) };
             match word.as_str() {
                 "F" | "f" => break Storage::Dense,
                 "M" | "m" => break Storage::Sparse,
@@ -142,14 +144,15 @@ impl<R: BufRead, W: Write> Extended<R, W> {
                 }
             }
         };
+        let sides: Vec<Side> = (0..marks.len()).map(|i| self.side(i)).collect();
         let players = marks
             .into_iter()
-            .enumerate()
-            .map(|(i, mark)| Player { mark, name: self.side(i).name().to_owned() })
+            .zip(&sides)
+            .map(|(mark, side)| Player { mark, name: side.name().to_owned() })
             .collect();
         let players = Players::new(players).expect("2 to 10 distinct marks");
         let geometry = Geometry::new(rows, cols, win).expect("3 to 100 a side, 3 to the longer side to win");
-        Ok(Some((players, geometry, storage)))
+        Ok(Some(Setup { players, sides, geometry, storage }))
     }
 
     /// Who plays player `index` (from 0).
@@ -157,85 +160,74 @@ impl<R: BufRead, W: Write> Extended<R, W> {
         self.sides.get(index).copied().unwrap_or(Side::Human)
     }
 
-    /// Asks `player` for a row and a column until they name a free square.
-    /// `None` if the input ends first.
-    fn human_move(
-        &mut self,
-        game: &Game,
-        renderer: &Renderer,
-        player: PlayerId,
-    ) -> Result<Option<Square>, PlayError> {
-        let mark = game.players().get(player).mark;
-        let geometry = game.board().geometry();
-        loop {
-            let Some(row) = self.ask(&format!("Player {mark} Please enter your ROW"))? else {
-                return Ok(None);
-            };
-            // A row that is no row number is refused before the column is asked.
-            let square = if is_integer(&row) {
-                let Some(col) = self.ask(&format!("Player {mark} Please enter your COLUMN"))? else {
-                    return Ok(None);
-                };
-                // A negative or huge number is a square off the board.
-                let number = |word: &str| word.parse::<u32>().ok();
-                number(&row).zip(number(&col)).and_then(|(row, col)| geometry.square(row, col))
-            } else {
-                None
-            };
-            match square {
-                Some(square) if game.board().get(square).is_none() => return Ok(Some(square)),
-                _ => {
-                    show(renderer, game, &mut self.output)?;
-                    writeln!(self.output, "That space is unavailable, please pick again")?;
-                }
-            }
-        }
+    /// Shows the board as it stands.
+    fn show(&mut self, game: &Game) -> Result<(), PlayError> {
+        let renderer = self.renderer.get_or_insert_with(|| Renderer::new(Style::Table, game.players()));
+        Ok(show(renderer, game, &mut self.output)?)
     }
 }
 
-impl<R: BufRead, W: Write> Console for Extended<R, W> {
-    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
-        let Some((players, geometry, storage)) = self.setup()? else { return Ok(None) };
-        let sides: Vec<Side> = (0..players.len()).map(|i| self.side(i)).collect();
-        let mut engines = engines(&sides, seed, self.thinking);
-        let renderer = Renderer::new(Style::Table, &players);
-        let mut game = Game::new(players, geometry, storage);
-        for engine in engines.iter().flatten() {
-            engine.check(&game)?;
+impl<R: BufRead, W: Write> Dialogue for Extended<R, W> {
+    fn setup(&mut self) -> Result<Option<Setup>, PlayError> {
+        let setup = self.questions()?;
+        self.renderer = setup.as_ref().map(|setup| Renderer::new(Style::Table, &setup.players));
+        Ok(setup)
+    }
+
+    fn turn(&mut self, game: &Game) -> Result<(), PlayError> {
+        self.show(game)
+    }
+
+    /// The two prompts, each followed by the answer as if typed.
+    fn announce(&mut self, game: &Game, mv: Move) -> Result<(), PlayError> {
+        let mark = game.players().get(mv.player).mark;
+        let (row, col) = game.board().geometry().coords(mv.square);
+        writeln!(self.output, "Player {mark} Please enter your ROW\n{row}")?;
+        writeln!(self.output, "Player {mark} Please enter your COLUMN\n{col}")?;
+        Ok(())
+    }
+
+    /// The row, then the column; a row that is no row number is refused
+    /// before the column is asked.
+    fn ask(&mut self, game: &Game) -> Result<Answer, PlayError> {
+        let mark = game.players().get(game.next_player()).mark;
+        let Some(row) = self.question(&format!("Player {mark} Please enter your ROW"))? else {
+            return Ok(Answer::End);
+        };
+        if !is_integer(&row) {
+            return Ok(Answer::Unreadable);
         }
-        let mut moves = Vec::new();
-        while game.outcome().is_none() {
-            show(&renderer, &game, &mut self.output)?;
-            let player = game.next_player();
-            let square = if let Some(engine) = &mut engines[player.index()] {
-                let square = engine.choose(&game)?.square;
-                let mark = game.players().get(player).mark;
-                let (row, col) = geometry.coords(square);
-                writeln!(self.output, "Player {mark} Please enter your ROW\n{row}")?;
-                writeln!(self.output, "Player {mark} Please enter your COLUMN\n{col}")?;
-                square
-            } else if let Some(square) = self.human_move(&game, &renderer, player)? {
-                square
-            } else {
-                writeln!(self.output)?;
-                return Ok(Some(Played { game, moves }));
-            };
-            let mv = Move { player, square };
-            game.play_unchecked(mv);
-            moves.push(mv);
+        let Some(col) = self.question(&format!("Player {mark} Please enter your COLUMN"))? else {
+            return Ok(Answer::End);
+        };
+        // A negative or huge number is a square off the board.
+        let number = |word: &str| word.parse::<u32>().ok();
+        let square =
+            number(&row).zip(number(&col)).and_then(|(row, col)| game.board().geometry().square(row, col));
+        Ok(square.map_or(Answer::Unreadable, Answer::Square))
+    }
+
+    fn refuse(&mut self, game: &Game, _why: Refusal) -> Result<(), PlayError> {
+        self.show(game)?;
+        Ok(writeln!(self.output, "That space is unavailable, please pick again")?)
+    }
+
+    fn input_ended(&mut self) -> Result<(), PlayError> {
+        Ok(writeln!(self.output)?)
+    }
+
+    fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
+        match outcome {
+            Outcome::Win(p) => writeln!(self.output, "Player {} wins!", game.players().get(p).mark)?,
+            Outcome::Cat => writeln!(self.output, "It's a draw!")?,
         }
-        match game.outcome() {
-            Some(Outcome::Win(p)) => writeln!(self.output, "Player {} wins!", game.players().get(p).mark)?,
-            _ => writeln!(self.output, "It's a draw!")?,
-        }
-        show(&renderer, &game, &mut self.output)?;
-        Ok(Some(Played { game, moves }))
+        self.show(game)
     }
 
     /// `Would you like to play again? Y/N`, asked until the answer is one of
     /// those (either case).
     fn again(&mut self) -> Result<bool, PlayError> {
-        Ok(matches!(self.ask("Would you like to play again? Y/N")?.as_deref(), Some("Y" | "y")))
+        Ok(matches!(self.question("Would you like to play again? Y/N")?.as_deref(), Some("Y" | "y")))
     }
 }
 

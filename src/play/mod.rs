@@ -4,8 +4,11 @@
 //! The console is any `BufRead` and `Write`, so a whole session can be
 //! scripted. A human's invalid or occupied square is refused and asked for
 //! again: a turn is never lost. Each [`Profile`] is one console: the default
-//! one, or a seed program's own prompts and messages.
+//! one, or a seed program's own prompts and messages. One [`Driver`] plays
+//! every console's games (the turns, the engines, the end of the input, the
+//! record); a profile's [`Dialogue`] says and reads only what is its own.
 
+mod driver;
 pub mod extended;
 pub mod scripts;
 pub mod smalltalk;
@@ -16,11 +19,13 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Read as _, Write};
 use std::time::Duration;
 
-use crate::board::{Geometry, Storage};
+use crate::board::Geometry;
 use crate::engine::{Engine, EngineError, EngineKind};
-use crate::game::{Game, Move, Outcome};
+use crate::game::{Game, Move, Outcome, Violation};
 use crate::player::{Mark, Player, Players};
 use crate::render::{Renderer, Style};
+
+pub use driver::{Answer, Dialogue, Driver, Refusal, Setup};
 
 /// Who plays one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,25 +142,18 @@ impl Profile {
         }
     }
 
-    /// This profile's console over `input` and `output`, for games between
-    /// `sides` (X first) on `geometry` where the profile does not ask for
-    /// the board itself. `terminal`: the output is a terminal, so a profile
-    /// that redraws the board may clear the screen first.
-    pub fn console<'a>(
-        self,
-        sides: [Side; 2],
-        thinking: Thinking,
-        geometry: Geometry,
-        terminal: bool,
-        input: impl BufRead + 'a,
-        output: impl Write + 'a,
-    ) -> Box<dyn Console + 'a> {
+    /// This profile's console over `input` and `output` as its seed
+    /// program runs it: a person as X (player 1), [`Profile::default_second`]
+    /// as O, the classic board where the profile does not ask for one, and
+    /// no time limit. Each profile's own constructor sets the rest.
+    pub fn console<'a>(self, input: impl BufRead + 'a, output: impl Write + 'a) -> Box<dyn Console + 'a> {
+        let sides = [Side::Human, self.default_second()];
         match self {
-            Profile::Default => Box::new(Plain { sides, thinking, geometry, input, output }),
-            Profile::Xtreme => Box::new(xtreme::Xtreme::new(sides, thinking, input, output)),
-            Profile::Extended => Box::new(extended::Extended::new(sides, thinking, input, output)),
-            Profile::Uri => Box::new(uri::Uri::new(sides, thinking, input, output)),
-            Profile::Smalltalk => Box::new(smalltalk::Smalltalk::new(thinking, terminal, input, output)),
+            Profile::Default => Box::new(Driver::new(Plain::new(sides, Geometry::CLASSIC, input, output))),
+            Profile::Xtreme => Box::new(Driver::new(xtreme::Xtreme::new(sides, input, output))),
+            Profile::Extended => Box::new(Driver::new(extended::Extended::new(sides, input, output))),
+            Profile::Uri => Box::new(Driver::new(uri::Uri::new(sides, input, output))),
+            Profile::Smalltalk => Box::new(Driver::new(smalltalk::Smalltalk::new(false, input, output))),
         }
     }
 }
@@ -200,18 +198,71 @@ pub fn session<E: From<PlayError>>(
     Ok(())
 }
 
-/// The default console: the classic board and square numbers.
-struct Plain<R, W> {
+/// The default console: the board, `X to move (1-9): `, square numbers.
+pub struct Plain<R, W> {
     sides: [Side; 2],
-    thinking: Thinking,
     geometry: Geometry,
+    renderer: Renderer,
     input: R,
     output: W,
+    /// The last answer read, for the refusal that quotes it.
+    line: String,
 }
 
-impl<R: BufRead, W: Write> Console for Plain<R, W> {
-    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
-        play(self.sides, self.thinking, self.geometry, seed, &mut self.input, &mut self.output).map(Some)
+impl<R: BufRead, W: Write> Plain<R, W> {
+    /// The console over `input` and `output`, X and O played by `sides` on
+    /// `geometry`.
+    pub fn new(sides: [Side; 2], geometry: Geometry, input: R, output: W) -> Plain<R, W> {
+        let renderer = Renderer::new(Style::Classic, &players(sides));
+        Plain { sides, geometry, renderer, input, output, line: String::new() }
+    }
+}
+
+impl<R: BufRead, W: Write> Dialogue for Plain<R, W> {
+    fn setup(&mut self) -> Result<Option<Setup>, PlayError> {
+        Ok(Some(Setup::two(self.sides, self.geometry)))
+    }
+
+    fn turn(&mut self, game: &Game) -> Result<(), PlayError> {
+        Ok(show(&self.renderer, game, &mut self.output)?)
+    }
+
+    fn announce(&mut self, game: &Game, mv: Move) -> Result<(), PlayError> {
+        let mark = game.players().get(mv.player).mark;
+        Ok(writeln!(self.output, "{mark} plays {}", mv.square.number())?)
+    }
+
+    fn ask(&mut self, game: &Game) -> Result<Answer, PlayError> {
+        let mark = game.players().get(game.next_player()).mark;
+        write!(self.output, "{mark} to move (1-{}): ", self.geometry.cells())?;
+        self.output.flush()?;
+        if !read_line(&mut self.input, &mut self.line)? {
+            return Ok(Answer::End);
+        }
+        Ok(self.geometry.parse_square(self.line.trim()).map_or(Answer::Unreadable, Answer::Square))
+    }
+
+    fn refuse(&mut self, _game: &Game, why: Refusal) -> Result<(), PlayError> {
+        match why {
+            Refusal::Broke(Violation::MarkedSquare) => {
+                writeln!(self.output, "Square {} is taken; choose another.", self.line.trim())?;
+            }
+            _ => writeln!(self.output, "Enter a square from 1 to {}.", self.geometry.cells())?,
+        }
+        Ok(())
+    }
+
+    fn input_ended(&mut self) -> Result<(), PlayError> {
+        Ok(writeln!(self.output)?)
+    }
+
+    fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
+        show(&self.renderer, game, &mut self.output)?;
+        match outcome {
+            Outcome::Win(p) => writeln!(self.output, "{} wins.", game.players().get(p).mark)?,
+            Outcome::Cat => writeln!(self.output, "Cat's game: a draw.")?,
+        }
+        Ok(())
     }
 
     /// `Play again? [y/N] ` when a person plays; yes only for an answer
@@ -230,9 +281,9 @@ impl<R: BufRead, W: Write> Console for Plain<R, W> {
     }
 }
 
-/// Plays one game on `geometry` between `sides` (X first), talking to the
-/// console through `input` and `output`. Engine randomness comes from `seed`,
-/// and `perfect` thinks as `thinking` allows.
+/// Plays one game on `geometry` between `sides` (X first) at the default
+/// console, talking to it through `input` and `output`. Engine randomness
+/// comes from `seed`, and `perfect` thinks as `thinking` allows.
 ///
 /// # Errors
 /// An engine that cannot play this game, or a console I/O error. If `input`
@@ -245,46 +296,9 @@ pub fn play(
     input: &mut impl BufRead,
     output: &mut impl Write,
 ) -> Result<Played, PlayError> {
-    let mut game = Game::new(players(sides), geometry, Storage::Auto);
-    let mut engines = engines(&sides, seed, thinking);
-    let renderer = Renderer::new(Style::Classic, game.players());
-    let mut moves = Vec::new();
-    let mut line = String::new();
-
-    show(&renderer, &game, output)?;
-    while game.outcome().is_none() {
-        let player = game.next_player();
-        let mark = game.players().get(player).mark;
-        let square = match &mut engines[player.index()] {
-            Some(engine) => {
-                let square = engine.choose(&game)?.square;
-                writeln!(output, "{mark} plays {}", square.number())?;
-                square
-            }
-            None => loop {
-                write!(output, "{mark} to move (1-{}): ", geometry.cells())?;
-                output.flush()?;
-                if !read_line(input, &mut line)? {
-                    writeln!(output)?;
-                    return Ok(Played { game, moves });
-                }
-                match geometry.parse_square(line.trim()) {
-                    Some(s) if game.board().get(s).is_none() => break s,
-                    Some(_) => writeln!(output, "Square {} is taken; choose another.", line.trim())?,
-                    None => writeln!(output, "Enter a square from 1 to {}.", geometry.cells())?,
-                }
-            },
-        };
-        let mv = Move { player, square };
-        game.play_unchecked(mv);
-        moves.push(mv);
-        show(&renderer, &game, output)?;
-    }
-    match game.outcome() {
-        Some(Outcome::Win(p)) => writeln!(output, "{} wins.", game.players().get(p).mark)?,
-        _ => writeln!(output, "Cat's game: a draw.")?,
-    }
-    Ok(Played { game, moves })
+    Driver::new(Plain::new(sides, geometry, input, output))
+        .thinking(thinking)
+        .play(Setup::two(sides, geometry), seed)
 }
 
 /// X and O, named for who plays them.
@@ -397,6 +411,14 @@ pub enum PlayError {
     /// An engine cannot play this game.
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// A computer player chose a move the rules refuse (a bug in it).
+    #[error("a computer player chose square {square}, which breaks a rule: {violation}")]
+    EngineMove {
+        /// The square chosen, numbered from 1.
+        square: u64,
+        /// The rule it breaks.
+        violation: Violation,
+    },
     /// The console's input could not be read.
     #[error("cannot read the console: {0}")]
     Input(#[source] io::Error),

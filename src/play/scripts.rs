@@ -10,8 +10,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Profile, Side, Thinking, session};
-use crate::board::Geometry;
+use super::{Profile, session};
 
 /// Script `index` of `seed` for `profile`'s console, played with the
 /// profile's default sides (a person as X).
@@ -77,10 +76,7 @@ pub fn script(profile: Profile, seed: u64, index: u64) -> String {
 /// Whether `script` finishes a game on `profile`'s console.
 #[must_use]
 pub fn finishes(profile: Profile, script: &str) -> bool {
-    let sides = [Side::Human, profile.default_second()];
-    let thinking = Thinking::default();
-    let mut console =
-        profile.console(sides, thinking, Geometry::CLASSIC, false, script.as_bytes(), std::io::sink());
+    let mut console = profile.console(script.as_bytes(), std::io::sink());
     let mut finished = false;
     let _ = session(console.as_mut(), 0, |_, played| {
         finished |= played.is_finished();

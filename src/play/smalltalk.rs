@@ -24,8 +24,8 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Console, PlayError, Played, Side, Thinking, engines, players, read_line, show};
-use crate::board::{Geometry, Storage};
+use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
+use crate::board::Geometry;
 use crate::engine::EngineKind;
 use crate::game::{Game, Move, Outcome};
 use crate::render::{Renderer, Style};
@@ -35,30 +35,32 @@ pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
 
 /// seeds/001's console: one game on the classic board.
 pub struct Smalltalk<R, W> {
-    thinking: Thinking,
     clear_screen: bool,
     input: R,
     output: W,
+    line: String,
+    /// The board's rendering (the marks are always X and O).
+    renderer: Renderer,
 }
 
 impl<R: BufRead, W: Write> Smalltalk<R, W> {
     /// The console over `input` and `output`; `clear_screen` when the output
     /// is a terminal, so each board replaces the last.
-    pub fn new(thinking: Thinking, clear_screen: bool, input: R, output: W) -> Smalltalk<R, W> {
-        Smalltalk { thinking, clear_screen, input, output }
+    pub fn new(clear_screen: bool, input: R, output: W) -> Smalltalk<R, W> {
+        let renderer = Renderer::new(Style::Classic, &players([Side::Human, Side::Human]));
+        Smalltalk { clear_screen, input, output, line: String::new(), renderer }
     }
 
     /// Asks the type of the player with `mark` until the answer is one;
     /// `None` at the end of the input.
     fn side(&mut self, mark: char) -> Result<Option<Side>, PlayError> {
-        let mut line = String::new();
         loop {
             writeln!(self.output, "Type of Player {mark} (human or computer)?")?;
             self.output.flush()?;
-            if !read_line(&mut self.input, &mut line)? {
+            if !read_line(&mut self.input, &mut self.line)? {
                 return Ok(None);
             }
-            match line.trim().to_lowercase().as_str() {
+            match self.line.trim().to_lowercase().as_str() {
                 "human" | "h" => return Ok(Some(Side::Human)),
                 "computer" | "c" => return Ok(Some(Side::Engine(EngineKind::Rules))),
                 _ => {}
@@ -67,60 +69,57 @@ impl<R: BufRead, W: Write> Smalltalk<R, W> {
     }
 
     /// Clears the screen (on a terminal) and prints the board.
-    fn redraw(&mut self, renderer: &Renderer, game: &Game) -> Result<(), PlayError> {
+    fn redraw(&mut self, game: &Game) -> Result<(), PlayError> {
         if self.clear_screen {
             self.output.write_all(CLEAR_SCREEN.as_bytes())?;
         }
-        show(renderer, game, &mut self.output)?;
+        show(&self.renderer, game, &mut self.output)?;
         Ok(())
     }
 }
 
-impl<R: BufRead, W: Write> Console for Smalltalk<R, W> {
-    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
+impl<R: BufRead, W: Write> Dialogue for Smalltalk<R, W> {
+    /// The type of Player X, then of Player O.
+    fn setup(&mut self) -> Result<Option<Setup>, PlayError> {
         let Some(x) = self.side('X')? else { return Ok(None) };
         let Some(o) = self.side('O')? else { return Ok(None) };
-        let sides = [x, o];
-        let players = players(sides);
-        let renderer = Renderer::new(Style::Classic, &players);
-        let mut game = Game::new(players, Geometry::CLASSIC, Storage::Auto);
-        let mut engines = engines(&sides, seed, self.thinking);
-        let mut moves = Vec::new();
-        let mut line = String::new();
-        self.redraw(&renderer, &game)?;
-        while game.outcome().is_none() {
-            let player = game.next_player();
-            let mark = game.players().get(player).mark;
-            let square = if let Some(engine) = &mut engines[player.index()] {
-                engine.choose(&game)?.square
-            } else {
-                loop {
-                    writeln!(self.output, "Player {mark}, enter a square (1-9):")?;
-                    self.output.flush()?;
-                    if !read_line(&mut self.input, &mut line)? {
-                        writeln!(self.output)?;
-                        return Ok(Some(Played { game, moves }));
-                    }
-                    match Geometry::CLASSIC.parse_square(line.trim()) {
-                        Some(square) if game.board().get(square).is_none() => break square,
-                        _ => {}
-                    }
-                }
-            };
-            let mv = Move { player, square };
-            game.play_unchecked(mv);
-            moves.push(mv);
-            self.redraw(&renderer, &game)?;
-        }
-        match game.outcome() {
-            Some(Outcome::Win(p)) => writeln!(self.output, "Player {} wins!", game.players().get(p).mark)?,
-            _ => writeln!(self.output, "It's a tie!")?,
-        }
-        Ok(Some(Played { game, moves }))
+        Ok(Some(Setup::two([x, o], Geometry::CLASSIC)))
     }
 
-    /// seeds/001's program plays one game; so does its profile.
-    fn again(&mut self) -> Result<bool, PlayError> {
-        Ok(false)
+    fn turn(&mut self, game: &Game) -> Result<(), PlayError> {
+        self.redraw(game)
+    }
+
+    /// The computer's move shows only in the board that follows.
+    fn announce(&mut self, _game: &Game, _mv: Move) -> Result<(), PlayError> {
+        Ok(())
+    }
+
+    fn ask(&mut self, game: &Game) -> Result<Answer, PlayError> {
+        let mark = game.players().get(game.next_player()).mark;
+        writeln!(self.output, "Player {mark}, enter a square (1-9):")?;
+        self.output.flush()?;
+        if !read_line(&mut self.input, &mut self.line)? {
+            return Ok(Answer::End);
+        }
+        Ok(Geometry::CLASSIC.parse_square(self.line.trim()).map_or(Answer::Unreadable, Answer::Square))
+    }
+
+    /// The same question again, as the seed's dialog box pops up again.
+    fn refuse(&mut self, _game: &Game, _why: Refusal) -> Result<(), PlayError> {
+        Ok(())
+    }
+
+    fn input_ended(&mut self) -> Result<(), PlayError> {
+        Ok(writeln!(self.output)?)
+    }
+
+    fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
+        self.redraw(game)?;
+        match outcome {
+            Outcome::Win(p) => writeln!(self.output, "Player {} wins!", game.players().get(p).mark)?,
+            Outcome::Cat => writeln!(self.output, "It's a tie!")?,
+        }
+        Ok(())
     }
 }

@@ -30,16 +30,15 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Console, PlayError, Played, Side, Thinking, engines, players};
-use crate::board::{Geometry, Square, Storage};
-use crate::engine::EngineKind;
+use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side};
+use crate::board::{Geometry, Square};
+use crate::engine::{Engine, EngineKind};
 use crate::game::{Game, Move, Outcome};
 use crate::player::PlayerId;
 
 /// seeds/002's console: one game on the classic board.
 pub struct Uri<R, W> {
     sides: [Side; 2],
-    thinking: Thinking,
     input: R,
     output: W,
 }
@@ -47,8 +46,8 @@ pub struct Uri<R, W> {
 impl<R: BufRead, W: Write> Uri<R, W> {
     /// The console over `input` and `output`, player 1 (X) and player 2 (O)
     /// played by `sides`.
-    pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Uri<R, W> {
-        Uri { sides, thinking, input, output }
+    pub fn new(sides: [Side; 2], input: R, output: W) -> Uri<R, W> {
+        Uri { sides, input, output }
     }
 
     /// The starter's `draw_board`: a blank line, each row between spacer
@@ -87,25 +86,6 @@ impl<R: BufRead, W: Write> Uri<R, W> {
         }
     }
 
-    /// A person's square, read as the starter reads it: one byte, then one
-    /// byte skipped, until it names a free square. `None` at the end of input.
-    fn ask(&mut self, game: &Game) -> Result<Option<Square>, PlayError> {
-        loop {
-            self.output.flush()?;
-            let Some(byte) = self.get()? else { return Ok(None) };
-            // cin.ignore(): one byte skipped, whatever it is.
-            self.get()?;
-            let square = (b'1'..=b'9')
-                .contains(&byte)
-                .then(|| Square::from_index(u64::from(byte - b'1')))
-                .filter(|&square| game.board().get(square).is_none());
-            match square {
-                Some(square) => return Ok(Some(square)),
-                None => write!(self.output, "\nInvalid move! Try again: ")?,
-            }
-        }
-    }
-
     /// One byte of input, as `cin.get` reads it; `None` at the end.
     fn get(&mut self) -> Result<Option<u8>, PlayError> {
         let buffer = self.input.fill_buf().map_err(PlayError::Input)?;
@@ -115,54 +95,66 @@ impl<R: BufRead, W: Write> Uri<R, W> {
     }
 }
 
-impl<R: BufRead, W: Write> Console for Uri<R, W> {
-    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
-        let sides = self.sides;
-        let mut game = Game::new(players(sides), Geometry::CLASSIC, Storage::Auto);
-        let mut engines = engines(&sides, seed, self.thinking);
-        for engine in engines.iter().flatten() {
-            engine.check(&game)?;
-        }
-        let mut moves = Vec::new();
-        let banner = format!("\nWELCOME! {} = X, {} = O\n\n", self.banner_name(0), self.banner_name(1));
-        self.output.write_all(banner.as_bytes())?;
-
-        while game.outcome().is_none() {
-            self.board(&game)?;
-            let player = game.next_player();
-            let square = if let (Side::Engine(kind), Some(engine)) =
-                (sides[player.index()], &mut engines[player.index()])
-            {
-                let square = if kind == EngineKind::Minimax {
-                    starter_move(&game)
-                } else {
-                    engine.choose(&game)?.square
-                };
-                writeln!(self.output, "AI's move: {}", square.number())?;
-                square
-            } else {
-                write!(self.output, "Player {} make your move: ", player.index() + 1)?;
-                let Some(square) = self.ask(&game)? else {
-                    writeln!(self.output)?;
-                    return Ok(Some(Played { game, moves }));
-                };
-                square
-            };
-            let mv = Move { player, square };
-            game.play_unchecked(mv);
-            moves.push(mv);
-        }
-        self.board(&game)?;
-        match game.outcome() {
-            Some(Outcome::Win(p)) => writeln!(self.output, "Player {} wins!", p.index() + 1)?,
-            _ => writeln!(self.output, "It's a draw!")?,
-        }
-        Ok(Some(Played { game, moves }))
+impl<R: BufRead, W: Write> Dialogue for Uri<R, W> {
+    fn setup(&mut self) -> Result<Option<Setup>, PlayError> {
+        Ok(Some(Setup::two(self.sides, Geometry::CLASSIC)))
     }
 
-    /// seeds/002's program plays one game and ends; so does its profile.
-    fn again(&mut self) -> Result<bool, PlayError> {
-        Ok(false)
+    fn begin(&mut self, _game: &Game) -> Result<(), PlayError> {
+        let banner = format!("\nWELCOME! {} = X, {} = O\n\n", self.banner_name(0), self.banner_name(1));
+        Ok(self.output.write_all(banner.as_bytes())?)
+    }
+
+    /// The board, and a person's prompt (once a turn: a refusal asks again
+    /// in its own words).
+    fn turn(&mut self, game: &Game) -> Result<(), PlayError> {
+        self.board(game)?;
+        let player = game.next_player();
+        if self.sides[player.index()] == Side::Human {
+            write!(self.output, "Player {} make your move: ", player.index() + 1)?;
+        }
+        Ok(())
+    }
+
+    /// The AI as `minimax` is the starter's own [`starter_move`].
+    fn choose(&mut self, game: &Game, engine: &mut Engine) -> Result<Square, PlayError> {
+        if self.sides[game.next_player().index()] == Side::Engine(EngineKind::Minimax) {
+            return Ok(starter_move(game));
+        }
+        Ok(engine.choose(game)?.square)
+    }
+
+    fn announce(&mut self, _game: &Game, mv: Move) -> Result<(), PlayError> {
+        Ok(writeln!(self.output, "AI's move: {}", mv.square.number())?)
+    }
+
+    /// One byte, then one byte skipped (`cin.ignore()`, whatever it is).
+    fn ask(&mut self, _game: &Game) -> Result<Answer, PlayError> {
+        self.output.flush()?;
+        let Some(byte) = self.get()? else { return Ok(Answer::End) };
+        self.get()?;
+        Ok(if (b'1'..=b'9').contains(&byte) {
+            Answer::Square(Square::from_index(u64::from(byte - b'1')))
+        } else {
+            Answer::Unreadable
+        })
+    }
+
+    fn refuse(&mut self, _game: &Game, _why: Refusal) -> Result<(), PlayError> {
+        Ok(write!(self.output, "\nInvalid move! Try again: ")?)
+    }
+
+    fn input_ended(&mut self) -> Result<(), PlayError> {
+        Ok(writeln!(self.output)?)
+    }
+
+    fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
+        self.board(game)?;
+        match outcome {
+            Outcome::Win(p) => writeln!(self.output, "Player {} wins!", p.index() + 1)?,
+            Outcome::Cat => writeln!(self.output, "It's a draw!")?,
+        }
+        Ok(())
     }
 }
 
@@ -199,6 +191,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+    use crate::board::Storage;
     use crate::player::Players;
 
     const LINES: [[usize; 3]; 8] =

@@ -23,8 +23,8 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Console, PlayError, Played, Side, Thinking, engines, players, read_line, show};
-use crate::board::{Geometry, Storage, parse_xy};
+use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
+use crate::board::{Geometry, parse_xy};
 use crate::game::{Game, Move, Outcome};
 use crate::render::{Renderer, Style};
 
@@ -34,85 +34,86 @@ const MAX_SIZE: u32 = 100;
 /// seeds/003's console: one game, X and O played by the given sides.
 pub struct Xtreme<R, W> {
     sides: [Side; 2],
-    thinking: Thinking,
+    renderer: Renderer,
     input: R,
     output: W,
+    line: String,
 }
 
 impl<R: BufRead, W: Write> Xtreme<R, W> {
     /// The console over `input` and `output`, X and O played by `sides`.
-    pub fn new(sides: [Side; 2], thinking: Thinking, input: R, output: W) -> Xtreme<R, W> {
-        Xtreme { sides, thinking, input, output }
+    pub fn new(sides: [Side; 2], input: R, output: W) -> Xtreme<R, W> {
+        let renderer = Renderer::new(Style::Grid, &players(sides));
+        Xtreme { sides, renderer, input, output, line: String::new() }
+    }
+
+    /// `X's move (x, y): `, a computer player's answer or a person's.
+    fn prompt(&mut self, game: &Game) -> Result<(), PlayError> {
+        let mark = game.players().get(game.next_player()).mark;
+        Ok(write!(self.output, "{mark}'s move (x, y): ")?)
     }
 }
 
-impl<R: BufRead, W: Write> Console for Xtreme<R, W> {
-    fn game(&mut self, seed: u64) -> Result<Option<Played>, PlayError> {
-        let Xtreme { sides, thinking, input, output } = self;
-        let sides = *sides;
-        let mut line = String::new();
+impl<R: BufRead, W: Write> Dialogue for Xtreme<R, W> {
+    /// `Game Board Size: `, asked until the answer is a size from 1 to 100.
+    fn setup(&mut self) -> Result<Option<Setup>, PlayError> {
         let size = loop {
-            write!(output, "Game Board Size: ")?;
-            output.flush()?;
-            if !read_line(input, &mut line)? {
-                writeln!(output)?;
+            write!(self.output, "Game Board Size: ")?;
+            self.output.flush()?;
+            if !read_line(&mut self.input, &mut self.line)? {
+                writeln!(self.output)?;
                 return Ok(None);
             }
-            match line.trim().parse::<u32>() {
+            match self.line.trim().parse::<u32>() {
                 Ok(n) if (1..=MAX_SIZE).contains(&n) => break n,
-                _ => writeln!(output, "INVALID SIZE --- TRY AGAIN.")?,
+                _ => writeln!(self.output, "INVALID SIZE --- TRY AGAIN.")?,
             }
         };
         let geometry = Geometry::new(size, size, size).expect("1 to 100 is a board");
-        let players = players(sides);
-        let renderer = Renderer::new(Style::Grid, &players);
-        let mut game = Game::new(players, geometry, Storage::Auto);
-        let mut engines = engines(&sides, seed, *thinking);
-        let mut moves = Vec::new();
-
-        while game.outcome().is_none() {
-            show(&renderer, &game, output)?;
-            writeln!(output, "Move Counter: {}", moves.len())?;
-            let player = game.next_player();
-            let mark = game.players().get(player).mark;
-            let square = loop {
-                write!(output, "{mark}'s move (x, y): ")?;
-                if let Some(engine) = &mut engines[player.index()] {
-                    let square = engine.choose(&game)?.square;
-                    let (row, col) = geometry.coords(square);
-                    writeln!(output, "{col}, {row}")?;
-                    break square;
-                }
-                output.flush()?;
-                if !read_line(input, &mut line)? {
-                    writeln!(output)?;
-                    return Ok(Some(Played { game, moves }));
-                }
-                let free = parse_xy(&line)
-                    .and_then(|(x, y)| Some((u32::try_from(x).ok()?, u32::try_from(y).ok()?)))
-                    .and_then(|(x, y)| geometry.square(y, x))
-                    .filter(|&s| game.board().get(s).is_none());
-                match free {
-                    Some(square) => break square,
-                    None => writeln!(output, "INVALID MOVE --- TRY AGAIN.")?,
-                }
-            };
-            let mv = Move { player, square };
-            game.play_unchecked(mv);
-            moves.push(mv);
-        }
-        show(&renderer, &game, output)?;
-        match game.outcome() {
-            Some(Outcome::Win(p)) => {
-                writeln!(output, "Player {} won in {} moves.", game.players().get(p).mark, moves.len())?;
-            }
-            _ => writeln!(output, "Cat's game; no one wins.")?,
-        }
-        Ok(Some(Played { game, moves }))
+        Ok(Some(Setup::two(self.sides, geometry)))
     }
 
-    /// seeds/003's program plays one game and ends; so does its profile.
-    fn again(&mut self) -> Result<bool, PlayError> {
-        Ok(false)
+    fn turn(&mut self, game: &Game) -> Result<(), PlayError> {
+        show(&self.renderer, game, &mut self.output)?;
+        Ok(writeln!(self.output, "Move Counter: {}", game.moves_made())?)
+    }
+
+    /// The prompt, then the move as if typed after it.
+    fn announce(&mut self, game: &Game, mv: Move) -> Result<(), PlayError> {
+        self.prompt(game)?;
+        let (row, col) = game.board().geometry().coords(mv.square);
+        Ok(writeln!(self.output, "{col}, {row}")?)
+    }
+
+    fn ask(&mut self, game: &Game) -> Result<Answer, PlayError> {
+        self.prompt(game)?;
+        self.output.flush()?;
+        if !read_line(&mut self.input, &mut self.line)? {
+            return Ok(Answer::End);
+        }
+        let square = parse_xy(&self.line)
+            .and_then(|(x, y)| Some((u32::try_from(x).ok()?, u32::try_from(y).ok()?)))
+            .and_then(|(x, y)| game.board().geometry().square(y, x));
+        Ok(square.map_or(Answer::Unreadable, Answer::Square))
+    }
+
+    fn refuse(&mut self, _game: &Game, _why: Refusal) -> Result<(), PlayError> {
+        Ok(writeln!(self.output, "INVALID MOVE --- TRY AGAIN.")?)
+    }
+
+    fn input_ended(&mut self) -> Result<(), PlayError> {
+        Ok(writeln!(self.output)?)
+    }
+
+    fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
+        show(&self.renderer, game, &mut self.output)?;
+        match outcome {
+            Outcome::Win(p) => {
+                let mark = game.players().get(p).mark;
+                writeln!(self.output, "Player {mark} won in {} moves.", game.moves_made())?;
+            }
+            Outcome::Cat => writeln!(self.output, "Cat's game; no one wins.")?,
+        }
+        Ok(())
     }
 }

@@ -153,6 +153,23 @@ fn a_computer_player_that_cannot_play_the_game_set_up_is_refused_before_the_firs
 }
 
 #[test]
+fn every_profile_that_can_set_up_a_game_its_engine_cannot_play_says_so_before_the_first_move() {
+    // O is `perfect` by default, which plays boards of up to 64 squares. (uri
+    // and smalltalk play the classic board with two players: every engine
+    // can.) The board is not shown, no one is asked for a move.
+    let too_big = "ttt-referee: the perfect engine plays boards of up to 64 squares; this one has 81\n";
+    for (args, stdin, console) in [
+        (&["--board", "9x9", "--win", "5"][..], "5\n", ""),
+        (&["--profile", "xtreme"][..], "9\n0, 0\n", "Game Board Size: "),
+    ] {
+        let out = referee().arg("play").args(args).write_stdin(stdin).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), too_big, "{args:?}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), console, "{args:?}");
+    }
+}
+
+#[test]
 fn an_unreadable_console_is_an_error_that_says_so() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
         .args(["play", "--profile", "uri"])

@@ -21,7 +21,8 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
         }
         let relative = path.strip_prefix(&src).unwrap();
         let module = module_of(relative);
-        if matches!(module.as_str(), "lib" | "main") {
+        // `bin` holds binaries of their own, which use the library by name.
+        if matches!(module.as_str(), "lib" | "main" | "bin") {
             continue;
         }
         let text = fs::read_to_string(&path).unwrap();
@@ -79,4 +80,39 @@ fn the_referee_stack_reads_downward() {
     assert!(below("cli", "referee") && below("referee", "transcript") && below("referee", "json"));
     assert!(below("transcript", "recorder") && below("json", "recorder"));
     assert!(below("recorder", "game") && below("game", "board"));
+}
+
+/// The modules as `src/lib.rs` lists them, top of the stack first: its doc
+/// lines of the form ``//! N. [`name`]: …``.
+fn listed() -> Vec<String> {
+    let lib = fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    lib.lines()
+        .filter_map(|line| line.strip_prefix("//! "))
+        .filter_map(|line| {
+            let (number, rest) = line.split_once(". [`")?;
+            number.parse::<u32>().ok()?;
+            Some(rest.split_once('`')?.0.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn src_lib_lists_every_module_in_its_real_import_order() {
+    let graph = imports();
+    let listed = listed();
+    let modules: BTreeSet<String> = graph.keys().cloned().collect();
+    assert_eq!(listed.iter().cloned().collect::<BTreeSet<_>>(), modules, "src/lib.rs lists {listed:?}");
+    assert_eq!(listed.len(), modules.len(), "a module listed twice: {listed:?}");
+    let upward: Vec<String> = listed
+        .iter()
+        .enumerate()
+        .flat_map(|(at, module)| {
+            let above = &listed[..at];
+            graph[module]
+                .iter()
+                .filter(|name| above.contains(name))
+                .map(move |name| format!("{module} -> {name}"))
+        })
+        .collect();
+    assert!(upward.is_empty(), "modules import ones listed above them in src/lib.rs:\n{}", upward.join("\n"));
 }

@@ -8,10 +8,27 @@ use ttt_referee::board::{Geometry, Storage};
 use ttt_referee::corpus::{self, GenOptions, Guarantees};
 use ttt_referee::engine::EngineKind;
 use ttt_referee::game::Outcome;
-use ttt_referee::play::{PlayError, Profile, Side, Thinking, play};
+use ttt_referee::play::extended::Extended;
+use ttt_referee::play::smalltalk::Smalltalk;
+use ttt_referee::play::uri::Uri;
+use ttt_referee::play::xtreme::Xtreme;
+use ttt_referee::play::{Console, Driver, Plain, PlayError, Profile, Side, Thinking, play};
 use ttt_referee::referee::{Options, referee};
 use ttt_referee::render::Style;
 use ttt_referee::transcript::{Boards, Layout};
+
+/// `profile`'s console over `script`, a person as X and `second` as O where
+/// the profile lets O be chosen.
+fn console(profile: Profile, second: Side, script: &[u8]) -> Box<dyn Console + '_> {
+    let (sides, output) = ([Side::Human, second], std::io::sink());
+    match profile {
+        Profile::Default => Box::new(Driver::new(Plain::new(sides, Geometry::CLASSIC, script, output))),
+        Profile::Xtreme => Box::new(Driver::new(Xtreme::new(sides, script, output))),
+        Profile::Extended => Box::new(Driver::new(Extended::new(sides, script, output))),
+        Profile::Uri => Box::new(Driver::new(Uri::new(sides, script, output))),
+        Profile::Smalltalk => Box::new(Driver::new(Smalltalk::new(false, script, output))),
+    }
+}
 
 /// A move-file-like text: a plausible header, then lines built from tokens a
 /// careless or hostile file might hold, with every kind of line end.
@@ -199,7 +216,7 @@ proptest! {
         second in prop::sample::select(vec![Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)]),
         seed in any::<u64>(),
     ) {
-        let mut console = profile.console([Side::Human, second], Thinking::default(), Geometry::CLASSIC, false, script.as_bytes(), std::io::sink());
+        let mut console = console(profile, second, script.as_bytes());
         for game in 0..5 {
             let played = match console.game(seed.wrapping_add(game)) {
                 Ok(Some(played)) => played,
