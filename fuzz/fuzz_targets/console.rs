@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         [usize::from(pick % 5)];
     let o = [Side::Human, Side::Engine(EngineKind::Rules), Side::Engine(EngineKind::Minimax)][usize::from(pick / 4 % 3)];
     let (sides, output) = ([Side::Human, o], std::io::sink());
-    let mut console: Box<dyn Console> = match profile {
+    let mut console: Box<dyn Console + '_> = match profile {
         Profile::Default => Box::new(Driver::new(Plain::new(sides, Geometry::CLASSIC, typed, output))),
         Profile::Xtreme => Box::new(Driver::new(Xtreme::new(sides, typed, output))),
         Profile::Extended => Box::new(Driver::new(Extended::new(sides, typed, output))),
