@@ -307,20 +307,29 @@ fn players(sides: [Side; 2]) -> Players {
 
 /// How long the `perfect` engine may think over a move, and whether a long
 /// search shows a spinner on a terminal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Thinking {
     /// The search time per move (`None`: until the value is proven).
     pub time_limit: Option<Duration>,
+    /// The transposition table's size, in MiB, which bounds the search's memory.
+    pub hash_mb: u32,
     /// Show a spinner on standard error, when it is a terminal, during a
     /// search that takes more than a second.
     pub spinner: bool,
+}
+
+impl Default for Thinking {
+    /// No time limit, the default table, no spinner.
+    fn default() -> Thinking {
+        Thinking { time_limit: None, hash_mb: crate::engine::DEFAULT_HASH_MB, spinner: false }
+    }
 }
 
 impl Thinking {
     /// A new engine of `kind`, seeded with `seed`, thinking this way.
     #[must_use]
     pub fn engine(self, kind: EngineKind, seed: u64) -> Engine {
-        let engine = Engine::new(kind, seed).time_limit(self.time_limit);
+        let engine = Engine::new(kind, seed).time_limit(self.time_limit).hash_mb(self.hash_mb);
         if self.spinner { engine.on_progress(crate::spinner::search_spinner()) } else { engine }
     }
 }
