@@ -231,6 +231,17 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Parses `--hash`: a whole number of MiB within the engine's limits.
+fn parse_hash_mb(text: &str) -> Result<u32, String> {
+    use crate::engine::{MAX_HASH_MB, MIN_HASH_MB};
+    match text.parse::<u32>() {
+        Ok(mb) if (MIN_HASH_MB..=MAX_HASH_MB).contains(&mb) => Ok(mb),
+        _ => Err(format!(
+            "`{text}` is not a table size; expected a whole number of megabytes from {MIN_HASH_MB} to {MAX_HASH_MB}, such as 256"
+        )),
+    }
+}
+
 /// Accepts a value that fits on one transcript line.
 fn one_line(value: &str) -> Result<String, String> {
     if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }

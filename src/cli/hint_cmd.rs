@@ -40,6 +40,11 @@ pub(super) struct HintArgs {
     /// The most time the perfect engine searches, in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::parse_seconds)]
     time: Duration,
+
+    /// The perfect engine's transposition table, in megabytes: its search
+    /// uses at most about this much memory however long it thinks.
+    #[arg(long, value_name = "MB", default_value_t = crate::engine::DEFAULT_HASH_MB, value_parser = super::parse_hash_mb)]
+    hash: u32,
 }
 
 pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
@@ -52,7 +57,8 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
             other => CliError::Unplayable { path: path(), error: other },
         })?;
     let game = report.game;
-    let thinking = Thinking { time_limit: Some(args.time), watcher: Some(crate::spinner::watcher) };
+    let thinking =
+        Thinking { time_limit: Some(args.time), hash_mb: args.hash, watcher: Some(crate::spinner::watcher) };
     let choice = thinking.engine(args.engine, args.seed).choose(&game).map_err(|error| match error {
         EngineError::GameOver => CliError::Message(format!(
             "{}: the game is over (Winner: {}); there is no move to hint",

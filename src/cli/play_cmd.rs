@@ -61,6 +61,11 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = super::parse_seconds)]
     time: Duration,
 
+    /// The perfect engine's transposition table, in megabytes: its search
+    /// uses at most about this much memory however long it thinks.
+    #[arg(long, value_name = "MB", default_value_t = crate::engine::DEFAULT_HASH_MB, value_parser = super::parse_hash_mb)]
+    hash: u32,
+
     /// Write the game as a move file.
     #[arg(long, value_name = "MOVES")]
     record: Option<PathBuf>,
@@ -92,7 +97,8 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let geometry = args.board.geometry()?;
     let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
     let options = args.layout.options(Format::Text);
-    let thinking = Thinking { time_limit: Some(args.time), watcher: Some(crate::spinner::watcher) };
+    let thinking =
+        Thinking { time_limit: Some(args.time), hash_mb: args.hash, watcher: Some(crate::spinner::watcher) };
     let terminal = io::stdout().is_terminal();
     let (input, output) = (io::stdin().lock(), io::stdout().lock());
     let mut console: Box<dyn Console> = match args.profile {

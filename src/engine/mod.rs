@@ -8,6 +8,7 @@ mod bits;
 mod minimax;
 mod perfect;
 mod rules;
+mod table;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -115,6 +116,16 @@ pub enum EngineError {
 /// at every square).
 pub const SCAN_MAX_CELLS: u64 = 1 << 20;
 
+/// The `perfect` engine's transposition table by default, in MiB: a search
+/// of any length stays within it (and a little more).
+pub const DEFAULT_HASH_MB: u32 = 256;
+
+/// The smallest transposition table, in MiB.
+pub const MIN_HASH_MB: u32 = 1;
+
+/// The largest transposition table, in MiB (64 GiB).
+pub const MAX_HASH_MB: u32 = 65_536;
+
 /// A callback told how a long search goes.
 type ProgressFn = Box<dyn FnMut(Progress)>;
 
@@ -123,6 +134,7 @@ pub struct Engine {
     kind: EngineKind,
     rng: ChaCha8Rng,
     time_limit: Option<Duration>,
+    hash_mb: u32,
     progress: Option<ProgressFn>,
 }
 
@@ -131,6 +143,7 @@ impl fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("kind", &self.kind)
             .field("time_limit", &self.time_limit)
+            .field("hash_mb", &self.hash_mb)
             .field("progress", &self.progress.is_some())
             .finish_non_exhaustive()
     }
@@ -138,10 +151,25 @@ impl fmt::Debug for Engine {
 
 impl Engine {
     /// An engine of `kind` whose random choices come from `seed`, searching
-    /// without a time limit.
+    /// without a time limit, with a [`DEFAULT_HASH_MB`] table.
     #[must_use]
     pub fn new(kind: EngineKind, seed: u64) -> Engine {
-        Engine { kind, rng: ChaCha8Rng::seed_from_u64(seed), time_limit: None, progress: None }
+        Engine {
+            kind,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            time_limit: None,
+            hash_mb: DEFAULT_HASH_MB,
+            progress: None,
+        }
+    }
+
+    /// Gives each `perfect` search a transposition table of `megabytes` MiB
+    /// (clamped to [`MIN_HASH_MB`]..=[`MAX_HASH_MB`]), so its memory is
+    /// bounded however long it searches; a smaller table only costs time.
+    #[must_use]
+    pub fn hash_mb(mut self, megabytes: u32) -> Engine {
+        self.hash_mb = megabytes.clamp(MIN_HASH_MB, MAX_HASH_MB);
+        self
     }
 
     /// Limits each `perfect` choice to `limit` of search (`None`: search until
@@ -179,6 +207,7 @@ impl Engine {
                 let limits = perfect::Limits {
                     deadline: self.time_limit.map(|limit| Instant::now() + limit),
                     progress: self.progress.as_mut().map(|p| p.as_mut() as &mut dyn FnMut(Progress)),
+                    hash_mb: self.hash_mb,
                 };
                 let (square, value, search) = perfect::choose(game, limits);
                 if let Some(progress) = self.progress.as_mut() {
@@ -222,6 +251,7 @@ pub fn solve(game: &Game) -> Value {
 /// benchmarks: positions per second).
 #[must_use]
 pub fn solve_counting(game: &Game) -> (Value, u64) {
-    let (_, value, search) = perfect::choose(game, perfect::Limits { deadline: None, progress: None });
+    let limits = perfect::Limits { deadline: None, progress: None, hash_mb: DEFAULT_HASH_MB };
+    let (_, value, search) = perfect::choose(game, limits);
     (value.expect("a search without a time limit proves the value"), search.nodes)
 }

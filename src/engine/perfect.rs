@@ -14,10 +14,10 @@
 //! horizon. A subtree searched to the end is exact and kept for later steps;
 //! so the last step costs what a single full search would.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use super::bits::{Lines, position};
+use super::table::{Bound, Entry, Table};
 use super::{Progress, Search, Value};
 use crate::board::Square;
 use crate::game::Game;
@@ -26,34 +26,19 @@ use crate::player::PlayerId;
 /// How many positions are searched between looks at the clock.
 const CLOCK_EVERY: u64 = 4096;
 
-#[derive(Clone, Copy)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
-
-/// A transposition-table entry: a score, what kind of bound it is, and the
-/// step it holds for (`None`: its whole subtree was searched, so it holds in
-/// every step).
-#[derive(Clone, Copy)]
-struct Entry {
-    score: i32,
-    bound: Bound,
-    step: Option<u32>,
-}
-
 /// When to stop, and whom to tell how it goes.
 pub(super) struct Limits<'a> {
     /// Stop when this instant passes, keeping the last finished step's move.
     pub deadline: Option<Instant>,
     /// Told the depth and positions searched now and then.
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
+    /// The transposition table's size, in MiB.
+    pub hash_mb: u32,
 }
 
 struct Solver<'a, 'p> {
     lines: &'a Lines,
-    table: HashMap<(u64, u64), Entry>,
+    table: Table,
     /// Positions searched, for benchmarks and progress.
     nodes: u64,
     /// The step's horizon: positions with this many marks score 0, unsearched.
@@ -74,16 +59,12 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
     let taken = mine | theirs;
     let marks = taken.count_ones();
     let free = lines.cells - marks;
-    let mut solver = Solver {
-        lines: &lines,
-        table: HashMap::new(),
-        nodes: 0,
-        horizon: 0,
-        cut: 0,
-        limits,
-        depth: 0,
-        stopped: false,
-    };
+    // No search meets more positions than 3 ^ free; a small one needs no
+    // big table.
+    let positions = 3u64.checked_pow(free).unwrap_or(u64::MAX);
+    let table = Table::new(limits.hash_mb, positions);
+    let mut solver =
+        Solver { lines: &lines, table, nodes: 0, horizon: 0, cut: 0, limits, depth: 0, stopped: false };
 
     // Before any step: the lowest free square in centre-first order.
     let fallback = lines.centre_first.iter().copied().find(|&s| taken & (1 << s) == 0);
@@ -210,7 +191,7 @@ impl Solver<'_, '_> {
         }
 
         let key = self.lines.canonical(mine, theirs);
-        if let Some(&entry) = self.table.get(&key) {
+        if let Some(entry) = self.table.get(key) {
             match entry.step {
                 // A whole-subtree result holds in every step.
                 None => {}
@@ -269,7 +250,8 @@ impl Solver<'_, '_> {
             Bound::Exact
         };
         let step = (self.cut != cut_before).then_some(self.horizon);
-        self.table.insert(key, Entry { score: best, bound, step });
+        let work = free.count_ones();
+        self.table.put(key, Entry { score: best, bound, step, best: None, work }, self.horizon);
         best
     }
 }

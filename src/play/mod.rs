@@ -312,14 +312,24 @@ fn players(sides: [Side; 2]) -> Players {
     .expect("two distinct marks")
 }
 
-/// How long the `perfect` engine may think over a move, and what watches a
-/// long search (the command line's spinner).
-#[derive(Clone, Copy, Debug, Default)]
+/// How long the `perfect` engine may think over a move, how much memory its
+/// table may take, and what watches a long search (the command line's
+/// spinner).
+#[derive(Clone, Copy, Debug)]
 pub struct Thinking {
     /// The search time per move (`None`: until the value is proven).
     pub time_limit: Option<Duration>,
+    /// The transposition table's size, in MiB, which bounds the search's memory.
+    pub hash_mb: u32,
     /// Makes, for each engine, what is told how its searches go.
     pub watcher: Option<fn() -> Watcher>,
+}
+
+impl Default for Thinking {
+    /// No time limit, the default table, nothing watching.
+    fn default() -> Thinking {
+        Thinking { time_limit: None, hash_mb: crate::engine::DEFAULT_HASH_MB, watcher: None }
+    }
 }
 
 /// What an engine tells how its search goes ([`Engine::on_progress`]).
@@ -329,7 +339,7 @@ impl Thinking {
     /// A new engine of `kind`, seeded with `seed`, thinking this way.
     #[must_use]
     pub fn engine(self, kind: EngineKind, seed: u64) -> Engine {
-        let engine = Engine::new(kind, seed).time_limit(self.time_limit);
+        let engine = Engine::new(kind, seed).time_limit(self.time_limit).hash_mb(self.hash_mb);
         match self.watcher {
             Some(watcher) => engine.on_progress(watcher()),
             None => engine,

@@ -1,6 +1,7 @@
 //! Computer players: the perfect player never loses, the solver knows the
 //! published values, and `rules` and `minimax` play as their seeds say.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use ttt_referee::board::{Geometry, Square, Storage};
@@ -352,4 +353,68 @@ fn a_long_search_piped_prints_no_spinner() {
         "{stderr:?}"
     );
     assert!(String::from_utf8(out.stdout).unwrap().ends_with(" unknown\n"));
+}
+
+/// Every position reachable after `game`, with play going on, once each.
+fn positions(game: &Game, seen: &mut HashSet<Vec<Option<PlayerId>>>, out: &mut Vec<Game>) {
+    let cells = game.board().geometry().cells();
+    let board = (0..cells).map(|s| game.board().get(Square::from_index(s))).collect();
+    if game.outcome().is_some() || !seen.insert(board) {
+        return;
+    }
+    out.push(game.clone());
+    for s in 0..game.board().geometry().cells() {
+        let square = Square::from_index(s);
+        if game.board().get(square).is_none() {
+            let mut next = game.clone();
+            next.play_unchecked(Move { player: game.next_player(), square });
+            positions(&next, seen, out);
+        }
+    }
+}
+
+#[test]
+fn a_one_megabyte_table_proves_what_a_large_one_does() {
+    // 3 × 3: every position reachable in play.
+    let mut all = Vec::new();
+    positions(&new_game(Geometry::CLASSIC), &mut HashSet::new(), &mut all);
+    assert_eq!(all.len(), 4520);
+    for game in &all {
+        let small = Engine::new(EngineKind::Perfect, 0).hash_mb(1).choose(game).unwrap();
+        let large = Engine::new(EngineKind::Perfect, 0).hash_mb(64).choose(game).unwrap();
+        assert_eq!(small, large);
+        assert!(small.value.is_some());
+    }
+    // 4 × 4, four in a row: positions whose searches far outgrow 1 MB
+    // (about 44,000 entries), so entries are replaced all the time.
+    let geometry = Geometry::new(4, 4, 4).unwrap();
+    for opening in [&[][..], &[6], &[1, 16], &[6, 7, 11], &[1, 2, 3, 5, 6], &[6, 11, 7]] {
+        let game = after(geometry, opening);
+        let small = Engine::new(EngineKind::Perfect, 0).hash_mb(1).choose(&game).unwrap();
+        let large = Engine::new(EngineKind::Perfect, 0).hash_mb(256).choose(&game).unwrap();
+        assert_eq!(small.value, large.value, "{opening:?}");
+        assert_eq!(small.value, Some(solve(&game)), "{opening:?}");
+    }
+}
+
+#[test]
+fn hint_and_play_take_a_table_size_within_limits() {
+    assert_eq!(hint(&["fixtures/classic/no-moves.txt", "--hash", "1"]), (0, "1 draw\n".to_owned()));
+    for hash in ["0", "65537", "-1", "big", "1.5"] {
+        let (code, text) = hint(&["fixtures/classic/no-moves.txt", &format!("--hash={hash}")]);
+        assert_eq!(code, 2, "{text}");
+        assert!(
+            text.contains(&format!(
+                "invalid value '{hash}' for '--hash <MB>': `{hash}` is not a table size; expected a whole \
+                 number of megabytes from 1 to 65536, such as 256"
+            )),
+            "{text}"
+        );
+        let out = crate::util::referee()
+            .args(["play", "--x", "perfect", "--o", "perfect", &format!("--hash={hash}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8(out.stderr).unwrap().contains("is not a table size"));
+    }
 }
