@@ -101,6 +101,7 @@ impl Solver<'_, '_> {
         let taken = mine | theirs;
         let cut_before = self.cut;
         let mut scores = Vec::new();
+        let mut top: Option<i32> = None;
         for i in 0..self.lines.centre_first.len() {
             let s = self.lines.centre_first[i];
             let bit = 1u64 << s;
@@ -109,12 +110,18 @@ impl Solver<'_, '_> {
             }
             let score = if self.lines.wins_at(mine | bit, s) {
                 self.win_score(taken.count_ones() + 1)
+            } else if let Some(top) = top {
+                // Only whether the move is below, level with or above the
+                // best so far matters: a window around it says so, cheaply.
+                let score = -self.negamax(theirs, mine | bit, -(top + 1), -(top - 1));
+                if score > top { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) } else { score }
             } else {
                 -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX)
             };
             if self.stopped {
                 return None;
             }
+            top = Some(top.map_or(score, |top| top.max(score)));
             scores.push((score, s));
         }
         let top = scores.iter().map(|&(score, _)| score).max()?;
