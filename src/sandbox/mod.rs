@@ -587,6 +587,11 @@ impl Sandbox {
         }
         let gaps = run.gaps;
         let contained = |name: &str| Protection { name: name.to_owned(), missing: gaps.namespaces.clone() };
+        // Without the container, the referee's copies are out of reach
+        // only where Landlock leaves them out of its rules.
+        let referee_missing = gaps.namespaces.as_ref().and_then(|no_container| {
+            gaps.landlock.as_ref().map(|no_landlock| format!("{no_container}; Landlock: {no_landlock}"))
+        });
         let list = vec![
             Protection {
                 name: "its own session, no terminal; TIOCSTI, ptrace, keyrings and new namespaces refused (seccomp)"
@@ -598,7 +603,10 @@ impl Sandbox {
                  nothing of the grader's, the tests', other submissions' or the host's",
             ),
             contained("its own PID, network, IPC and UTS namespaces: every process ends with its run, no network"),
-            contained("no copy of the referee to run, by PATH, /proc or its install path"),
+            Protection {
+                name: "no copy of the referee to run, by PATH, /proc or its install path".to_owned(),
+                missing: referee_missing,
+            },
             contained("a size-capped tmpfs for all it writes (any depth, unlinked, preallocated, /tmp, /dev/shm)"),
             Protection {
                 name: "a cgroup: memory of all its processes together, and their number".to_owned(),
@@ -612,12 +620,16 @@ impl Sandbox {
                 name: "limits on time, CPU, file size and processes; no core files; only fds 0, 1, 2".to_owned(),
                 missing: None,
             },
+            // In the container, an empty bounding set and "no root" locked;
+            // without one, the run is not root (a root grader's runs are the
+            // unused user), and the guard clears the ambient set and sets
+            // no_new_privs or fails the run.
             Protection {
                 name: match self.run_as {
                     Some(uid) => format!("no capabilities, as an unused user ({uid}) outside"),
                     None => "no capabilities, as the grader's own user outside".to_owned(),
                 },
-                missing: gaps.namespaces,
+                missing: None,
             },
         ];
         Ok(Protections { list })
