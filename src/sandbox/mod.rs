@@ -733,22 +733,34 @@ fn kill_group(child: &Child) {
     let _ = nix::sys::signal::killpg(pid(child), nix::sys::signal::Signal::SIGKILL);
 }
 
+/// The least room `/dev/shm` must have for the scratch to go there: a
+/// container's is often small (Docker gives 64 MB), too little for the
+/// guard's copy, the submissions, their builds and the runs' files.
+const SHM_ROOM: u64 = 512 << 20;
+
 /// Where the scratch directory goes: `$TMPDIR` when it is set, else
 /// `/dev/shm` (memory: a grading makes and removes many small files, which
-/// a disk file system makes slow), else `/tmp`. A root grader's runs are
-/// another user, who must be able to pass through every directory above
-/// it: a `$TMPDIR` under a private home is passed over.
+/// a disk file system makes slow) when it has [`SHM_ROOM`], else `/tmp`. A
+/// root grader's runs are another user, who must be able to pass through
+/// every directory above it: a `$TMPDIR` under a private home is passed
+/// over. Programs run from the scratch (a root grader's guard, and the
+/// runs themselves when no container can be made), so a file system
+/// mounted `noexec` (Docker's `/dev/shm`) is passed over too.
 fn scratch_base(for_another_user: bool) -> PathBuf {
-    let usable = |dir: &Path| {
+    let usable = |dir: &Path, room: u64| {
         rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok()
             && (!for_another_user || passable_by_all(dir))
+            && rustix::fs::statvfs(dir).is_ok_and(|s| {
+                !s.f_flag.contains(rustix::fs::StatVfsMountFlags::NOEXEC)
+                    && s.f_bavail.saturating_mul(s.f_frsize) >= room
+            })
     };
-    let chosen = std::env::var_os("TMPDIR").map(PathBuf::from);
+    let chosen = std::env::var_os("TMPDIR").map(|dir| (PathBuf::from(dir), 0));
     chosen
         .into_iter()
-        .chain([PathBuf::from("/dev/shm"), PathBuf::from("/tmp")])
-        .find(|dir| usable(dir))
-        .unwrap_or_else(std::env::temp_dir)
+        .chain([(PathBuf::from("/dev/shm"), SHM_ROOM), (PathBuf::from("/tmp"), 0)])
+        .find(|(dir, room)| usable(dir, *room))
+        .map_or_else(std::env::temp_dir, |(dir, _)| dir)
 }
 
 /// Whether every user may pass through `dir` and each directory above it.

@@ -1,7 +1,7 @@
 //! `grade` inside a container with Docker's default profile, which is what
 //! Gradescope runs the autograder in: root, but with Docker's capabilities
-//! only, new namespaces and mounts refused by seccomp, and the cgroup file
-//! systems read-only. No container can be made there, so the guard runs
+//! only, new namespaces and mounts refused by seccomp, the cgroup file
+//! systems read-only, and a small `/dev/shm` mounted `noexec`. No container can be made there, so the guard runs
 //! each program with the protections that remain, and the protections list
 //! says which are missing.
 //!
@@ -70,11 +70,25 @@ impl Docker {
     }
 
     /// Grades `subs` on the move files in `tests` under the profile, with
-    /// `extra` options; the grader's scratch must be gone afterwards.
+    /// `extra` options and the grader's scratch in this directory's `tmp`
+    /// (which must be empty afterwards).
     fn grade(&self, tests: &Path, subs: &[&Path], extra: &[&str]) -> Graded {
+        let graded = self.grade_with(tests, subs, extra, Some(&self.path().join("tmp")));
+        assert_eq!(fs::read_dir(self.path().join("tmp")).unwrap().count(), 0, "the grader left its scratch");
+        graded
+    }
+
+    /// Grades as [`Docker::grade`], with `TMPDIR` set to `tmpdir`, or unset
+    /// as on Gradescope.
+    fn grade_with(&self, tests: &Path, subs: &[&Path], extra: &[&str], tmpdir: Option<&Path>) -> Graded {
         let report = self.path().join("report");
         let _ = fs::remove_dir_all(&report);
-        let output = Command::new(&self.profile)
+        let mut command = Command::new(&self.profile);
+        match tmpdir {
+            Some(dir) => command.env("TMPDIR", dir),
+            None => command.env_remove("TMPDIR"),
+        };
+        let output = command
             .arg(env!("CARGO_BIN_EXE_ttt-referee"))
             .arg("grade")
             .arg("--tests")
@@ -83,7 +97,6 @@ impl Docker {
             .arg(&report)
             .args(extra)
             .args(subs)
-            .env("TMPDIR", self.path().join("tmp"))
             .current_dir(crate::util::root())
             .output()
             .unwrap();
@@ -104,7 +117,6 @@ impl Docker {
             graded.stderr
         );
         assert!(!graded.results.is_null(), "no results.json:\n{}", graded.stderr);
-        assert_eq!(fs::read_dir(self.path().join("tmp")).unwrap().count(), 0, "the grader left its scratch");
         graded
     }
 }
@@ -119,8 +131,10 @@ fn a_class_is_graded_in_dockers_default_profile_with_the_protections_it_allows()
     let Some(docker) = Docker::new("a_class_is_graded_in_dockers_default_profile") else { return };
     let class = fixture("class/students");
     let subs = ["ada-c", "cleo-py", "fay-order"].map(|name| class.join(name));
-    let graded =
-        docker.grade(&fixture("class/tests"), &subs.each_ref().map(PathBuf::as_path), &["--jobs", "2"]);
+    // No TMPDIR, as on Gradescope: the scratch must not go in Docker's
+    // /dev/shm (64 MB, noexec), which holds neither the guard nor a build.
+    let subs = subs.each_ref().map(PathBuf::as_path);
+    let graded = docker.grade_with(&fixture("class/tests"), &subs, &["--jobs", "2"], None);
     assert_eq!(graded.status, Some(1), "{}", graded.stderr);
     assert_eq!(graded.names(), ["ada-c", "cleo-py", "fay-order"]);
     graded.all(0, "pass");

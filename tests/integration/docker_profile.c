@@ -3,8 +3,9 @@
  * seccomp/default.json and Docker's default capability set), so that the
  * tests can grade there without Docker:
  *
- *   - the cgroup file systems read-only (in a mount namespace of its own,
- *     made first: nothing outside changes);
+ *   - the cgroup file systems read-only, and /dev/shm a tmpfs of 64 MB
+ *     mounted noexec, nosuid, nodev (in a mount namespace of its own, made
+ *     first: nothing outside changes);
  *   - a seccomp filter that refuses, with EPERM, what the profile allows
  *     only with CAP_SYS_ADMIN: unshare, setns, mount, umount2, the new
  *     mount API, pivot_root (never allowed), and clone with any CLONE_NEW*
@@ -58,8 +59,9 @@ static int cannot(const char *what) {
   return 77;
 }
 
-/* Every cgroup file system read-only, as Docker mounts /sys/fs/cgroup. */
-static int cgroups_read_only(void) {
+/* Every cgroup file system read-only, as Docker mounts /sys/fs/cgroup, and
+ * Docker's /dev/shm. */
+static int docker_mounts(void) {
   if (unshare(CLONE_NEWNS) != 0) return cannot("make a mount namespace");
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return cannot("make mounts private");
   FILE *info = fopen("/proc/self/mountinfo", "r");
@@ -75,6 +77,8 @@ static int cgroups_read_only(void) {
     }
   }
   fclose(info);
+  if (mount("shm", "/dev/shm", "tmpfs", MS_NOEXEC | MS_NOSUID | MS_NODEV, "mode=1777,size=65536k") != 0)
+    return cannot("mount a tmpfs on /dev/shm");
   return 0;
 }
 
@@ -136,7 +140,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: docker-profile COMMAND [ARG...]\n");
     return 2;
   }
-  int failed = cgroups_read_only();
+  int failed = docker_mounts();
   if (!failed) failed = seccomp_filter();
   if (!failed) failed = docker_capabilities();
   if (failed) return failed;
