@@ -17,16 +17,21 @@
 //! wrote, kills everything left in the PID namespace, reaps it, and hands
 //! the answer out through a directory the program never saw.
 //!
-//! Where namespaces cannot be had (a container whose profile forbids them),
-//! the guard runs the same steps itself without the container: the grader's
-//! protections list then says what is missing.
+//! Where namespaces cannot be had (a container whose profile forbids them,
+//! such as Docker's default), the guard runs the same steps itself without
+//! the container, in the grader's scratch: the grader's protections list
+//! then says what is missing. What needs no privilege still holds there:
+//! the session, non-dumpable guard, `no_new_privs`, the seccomp filter, the
+//! limits, and Landlock, whose rules then leave out the host's `/dev` (the
+//! scratch is often in `/dev/shm`) and every copy of the referee under the
+//! system directories (no mount can mask them).
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
@@ -231,13 +236,24 @@ fn create_at(dir: &OwnedFd, name: &str) -> Result<File, String> {
 /// Everything from filling the run directory to handing out the answer.
 #[allow(clippy::too_many_lines, reason = "one sequence of steps, each commented")]
 fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(), String> {
-    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let job = &config.job;
-    if places.contained {
-        // Nothing in the run may read this process's memory, files or
-        // executable through /proc.
-        nix::sys::prctl::set_dumpable(false).map_err(|e| format!("dumpable: {}", e.desc()))?;
+    // Nothing in the run may read this process's memory, files or
+    // executable through /proc.
+    nix::sys::prctl::set_dumpable(false).map_err(|e| format!("dumpable: {}", e.desc()))?;
+    if !places.contained {
+        // Without the container's empty bounding set, the program is not
+        // root (a root grader's runs are its unused user) and holds no
+        // capability once it is started: none ambient to inherit, and none
+        // for a set-user-ID or file-capability program to grant it
+        // (no_new_privs; the seccomp filter sets it too, if it can be had).
+        match rustix::thread::clear_ambient_capability_set() {
+            // EINVAL: a kernel without ambient capabilities.
+            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(format!("ambient capabilities: {e}")),
+        }
+        nix::sys::prctl::set_no_new_privs().map_err(|e| format!("no_new_privs: {}", e.desc()))?;
     }
     let output = open_dir(&places.output)?;
     create_at(&output, ".init")?;
@@ -282,11 +298,11 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     fs::remove_dir(&streams).map_err(|e| format!("{}: {e}", streams.display()))?;
     let mut complaints = stderr.try_clone().map_err(|e| e.to_string())?;
 
-    let ruleset = build_landlock(places, &output);
+    let ruleset = build_landlock(places, &output, &config.hide);
     if places.contained {
         contain(config)?;
     }
-    let used_before = used(&places.boxed);
+    let used_before = used(places);
 
     let landlock = match ruleset {
         Ok(ruleset) => restrict(ruleset),
@@ -309,34 +325,30 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr);
-    if !places.contained {
-        command.process_group(0);
-    }
-    let watch = Watch::start(places.boxed.clone());
+    // Without a PID namespace the program stays in this process's group,
+    // which the grader kills when this process has exited or at the time
+    // limit: the program and whatever it started that did not leave the
+    // group end with the run.
+    let watch = places.contained.then(|| Watch::start(places.boxed.clone()));
     let child = command.spawn();
     // A program that cannot be started counts as one that exited with 127,
     // as a shell says; its stderr says why.
-    let (status, pid) = match child {
-        Ok(mut child) => {
-            let pid = child.id();
-            (child.wait().map_err(|e| format!("wait: {e}"))?, Some(pid))
-        }
+    let status = match child {
+        Ok(mut child) => child.wait().map_err(|e| format!("wait: {e}"))?,
         Err(e) => {
             let _ = writeln!(complaints, "cannot run `{program}`: {e}");
-            (ExitStatus::from_raw(127 << 8), None)
+            ExitStatus::from_raw(127 << 8)
         }
     };
     // What it wrote: the most the box held while it ran, and now, while
     // whatever it left running still holds its files open.
-    let (peak, filled) = watch.stop();
-    let used_after = used(&places.boxed).max(peak);
-    let full = filled || box_full(&places.boxed);
+    let (peak, filled) = watch.map_or((0, false), Watch::stop);
+    let used_after = used(places).max(peak);
+    let full = filled || (places.contained && box_full(&places.boxed));
     if places.contained {
         // Everything else in the PID namespace goes, and is reaped.
         let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
         while nix::sys::wait::waitpid(Pid::from_raw(-1), None).is_ok() {}
-    } else if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     }
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .map_err(|e| format!("getrusage: {e}"))?;
@@ -437,7 +449,7 @@ impl Watch {
         let thread = std::thread::spawn(move || {
             let (mut peak, mut full) = (0, false);
             while !flag.load(Ordering::Relaxed) {
-                peak = peak.max(used(&boxed));
+                peak = peak.max(tmpfs_used(&boxed));
                 full |= box_full(&boxed);
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
@@ -453,9 +465,31 @@ impl Watch {
     }
 }
 
-/// Bytes in use on the box's file system.
-fn used(boxed: &Path) -> u64 {
+/// Bytes the box holds: in the container, all its tmpfs holds; without
+/// one, what the files under it take (the box is then a directory on a file
+/// system other runs and processes write to, whose totals say nothing of
+/// this run; unlinked files and writes deleted again go unseen).
+fn used(places: &Places) -> u64 {
+    if places.contained { tmpfs_used(&places.boxed) } else { allocated(&places.boxed, 0) }
+}
+
+/// Bytes in use on the box's own file system.
+fn tmpfs_used(boxed: &Path) -> u64 {
     rustix::fs::statvfs(boxed).map_or(0, |s| (s.f_blocks - s.f_bfree) * s.f_frsize)
+}
+
+/// The bytes allocated to `path` and everything under it, not following
+/// links (a sparse file counts what it holds), to a depth of 64.
+fn allocated(path: &Path, depth: u32) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = fs::symlink_metadata(path) else { return 0 };
+    let own = meta.blocks() * 512;
+    if !meta.is_dir() || depth >= 64 {
+        return own;
+    }
+    fs::read_dir(path).map_or(own, |entries| {
+        entries.flatten().fold(own, |sum, entry| sum.saturating_add(allocated(&entry.path(), depth + 1)))
+    })
 }
 
 /// Whether the box has no room left (bytes or files).
@@ -516,14 +550,24 @@ fn set_limits(config: &Config) -> Result<(), String> {
 
 /// Landlock's rules: read and run the system directories, everything in
 /// the box, the devices, and (for this process only: nothing it starts can
-/// reach it) the directory the answer goes out through.
-fn build_landlock(places: &Places, output: &OwnedFd) -> Result<landlock::RulesetCreated, String> {
+/// reach it) the directory the answer goes out through. Without the
+/// container, the host's `/dev` is left out (but for the devices) and so
+/// are the copies of the referee in `hide`.
+fn build_landlock(
+    places: &Places,
+    output: &OwnedFd,
+    hide: &[PathBuf],
+) -> Result<landlock::RulesetCreated, String> {
     use landlock::{
         ABI, Access, AccessFs, AccessNet, PathBeneath, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
         path_beneath_rules,
     };
     let abi = ABI::V6;
-    let readable: Vec<&str> = SYSTEM.iter().copied().chain(["/etc", "/proc", "/dev"]).collect();
+    let readable: Vec<PathBuf> = if places.contained {
+        SYSTEM.iter().chain(&["/etc", "/proc", "/dev"]).map(PathBuf::from).collect()
+    } else {
+        readable_except(SYSTEM.iter().chain(&["/etc", "/proc"]).map(PathBuf::from), hide)
+    };
     let devices: Vec<String> = DEVICES.iter().map(|d| format!("/dev/{d}")).collect();
     (|| {
         Ruleset::default()
@@ -537,6 +581,38 @@ fn build_landlock(places: &Places, output: &OwnedFd) -> Result<landlock::Ruleset
             .add_rule(PathBeneath::new(output.as_fd(), AccessFs::from_all(abi)))
     })()
     .map_err(|e: landlock::RulesetError| e.to_string())
+}
+
+/// The paths whose trees cover all of `dirs` (links followed) but the
+/// paths in `hide` (real paths, as [`fs::canonicalize`] gives them): a
+/// directory above a hidden path is replaced by its entries, down to the
+/// hidden path itself, which is left out. Links among those entries are
+/// left out too: as with a rule on the whole directory, what one leads to
+/// is readable only if it is itself under `dirs`.
+fn readable_except(dirs: impl IntoIterator<Item = PathBuf>, hide: &[PathBuf]) -> Vec<PathBuf> {
+    fn split(path: PathBuf, hide: &[PathBuf], readable: &mut Vec<PathBuf>) {
+        if hide.contains(&path) {
+            return;
+        }
+        if !hide.iter().any(|h| h.starts_with(&path)) {
+            readable.push(path);
+            return;
+        }
+        if let Ok(entries) = fs::read_dir(&path) {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| !t.is_symlink()) {
+                    split(entry.path(), hide, readable);
+                }
+            }
+        }
+    }
+    let mut readable = Vec::new();
+    for dir in dirs {
+        if let Ok(real) = fs::canonicalize(&dir) {
+            split(real, hide, &mut readable);
+        }
+    }
+    readable
 }
 
 fn restrict(ruleset: landlock::RulesetCreated) -> Result<(), String> {
@@ -616,5 +692,34 @@ fn copy_system(from: &Path, to: &Path, depth: u32) -> io::Result<()> {
         fs::set_permissions(to, fs::Permissions::from_mode(meta.permissions().mode() & 0o755))
     } else {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readable_except_covers_all_but_the_hidden_paths_and_links_into_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for sub in ["a/b", "a/c", "x"] {
+            fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        for file in ["a/b/hidden", "a/b/other", "a/file"] {
+            File::create(root.join(file)).unwrap();
+        }
+        // A link beside the hidden path, and a link to the directory above it.
+        std::os::unix::fs::symlink(root.join("a/b/hidden"), root.join("a/b/alias")).unwrap();
+        std::os::unix::fs::symlink(root.join("a/b"), root.join("a/up")).unwrap();
+        let hide = [root.join("a/b/hidden")];
+        let dirs = ["a", "x", "missing", "a/up"].map(|d| root.join(d));
+        let mut readable = readable_except(dirs, &hide);
+        readable.sort();
+        // "a/up" leads to a/b, which is split again: its other file twice.
+        let expected = ["a/b/other", "a/b/other", "a/c", "a/file", "x"].map(|p| root.join(p));
+        assert_eq!(readable, expected);
+        // With nothing hidden, each directory is covered whole.
+        assert_eq!(readable_except([root.join("a")], &[]), [root.join("a")]);
     }
 }

@@ -587,6 +587,11 @@ impl Sandbox {
         }
         let gaps = run.gaps;
         let contained = |name: &str| Protection { name: name.to_owned(), missing: gaps.namespaces.clone() };
+        // Without the container, the referee's copies are out of reach
+        // only where Landlock leaves them out of its rules.
+        let referee_missing = gaps.namespaces.as_ref().and_then(|no_container| {
+            gaps.landlock.as_ref().map(|no_landlock| format!("{no_container}; Landlock: {no_landlock}"))
+        });
         let list = vec![
             Protection {
                 name: "its own session, no terminal; TIOCSTI, ptrace, keyrings and new namespaces refused (seccomp)"
@@ -598,7 +603,10 @@ impl Sandbox {
                  nothing of the grader's, the tests', other submissions' or the host's",
             ),
             contained("its own PID, network, IPC and UTS namespaces: every process ends with its run, no network"),
-            contained("no copy of the referee to run, by PATH, /proc or its install path"),
+            Protection {
+                name: "no copy of the referee to run, by PATH, /proc or its install path".to_owned(),
+                missing: referee_missing,
+            },
             contained("a size-capped tmpfs for all it writes (any depth, unlinked, preallocated, /tmp, /dev/shm)"),
             Protection {
                 name: "a cgroup: memory of all its processes together, and their number".to_owned(),
@@ -612,12 +620,16 @@ impl Sandbox {
                 name: "limits on time, CPU, file size and processes; no core files; only fds 0, 1, 2".to_owned(),
                 missing: None,
             },
+            // In the container, an empty bounding set and "no root" locked;
+            // without one, the run is not root (a root grader's runs are the
+            // unused user), and the guard clears the ambient set and sets
+            // no_new_privs or fails the run.
             Protection {
                 name: match self.run_as {
                     Some(uid) => format!("no capabilities, as an unused user ({uid}) outside"),
                     None => "no capabilities, as the grader's own user outside".to_owned(),
                 },
-                missing: gaps.namespaces,
+                missing: None,
             },
         ];
         Ok(Protections { list })
@@ -721,22 +733,34 @@ fn kill_group(child: &Child) {
     let _ = nix::sys::signal::killpg(pid(child), nix::sys::signal::Signal::SIGKILL);
 }
 
+/// The least room `/dev/shm` must have for the scratch to go there: a
+/// container's is often small (Docker gives 64 MB), too little for the
+/// guard's copy, the submissions, their builds and the runs' files.
+const SHM_ROOM: u64 = 512 << 20;
+
 /// Where the scratch directory goes: `$TMPDIR` when it is set, else
 /// `/dev/shm` (memory: a grading makes and removes many small files, which
-/// a disk file system makes slow), else `/tmp`. A root grader's runs are
-/// another user, who must be able to pass through every directory above
-/// it: a `$TMPDIR` under a private home is passed over.
+/// a disk file system makes slow) when it has [`SHM_ROOM`], else `/tmp`. A
+/// root grader's runs are another user, who must be able to pass through
+/// every directory above it: a `$TMPDIR` under a private home is passed
+/// over. Programs run from the scratch (a root grader's guard, and the
+/// runs themselves when no container can be made), so a file system
+/// mounted `noexec` (Docker's `/dev/shm`) is passed over too.
 fn scratch_base(for_another_user: bool) -> PathBuf {
-    let usable = |dir: &Path| {
+    let usable = |dir: &Path, room: u64| {
         rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok()
             && (!for_another_user || passable_by_all(dir))
+            && rustix::fs::statvfs(dir).is_ok_and(|s| {
+                !s.f_flag.contains(rustix::fs::StatVfsMountFlags::NOEXEC)
+                    && s.f_bavail.saturating_mul(s.f_frsize) >= room
+            })
     };
-    let chosen = std::env::var_os("TMPDIR").map(PathBuf::from);
+    let chosen = std::env::var_os("TMPDIR").map(|dir| (PathBuf::from(dir), 0));
     chosen
         .into_iter()
-        .chain([PathBuf::from("/dev/shm"), PathBuf::from("/tmp")])
-        .find(|dir| usable(dir))
-        .unwrap_or_else(std::env::temp_dir)
+        .chain([(PathBuf::from("/dev/shm"), SHM_ROOM), (PathBuf::from("/tmp"), 0)])
+        .find(|(dir, room)| usable(dir, *room))
+        .map_or_else(std::env::temp_dir, |(dir, _)| dir)
 }
 
 /// Whether every user may pass through `dir` and each directory above it.

@@ -3,6 +3,7 @@
 mod autograder;
 mod class;
 mod consoles;
+mod docker;
 mod engines;
 mod errors;
 mod faults;

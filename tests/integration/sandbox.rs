@@ -99,7 +99,7 @@ fn cflags(area: &Area) -> String {
 }
 
 /// Whether any process on the machine is named `tag` (`/proc/*/comm`).
-fn alive(tag: &str) -> bool {
+pub(crate) fn alive(tag: &str) -> bool {
     fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -483,7 +483,7 @@ fn grading_that_cannot_be_done_exits_2_and_says_why() {
 }
 
 /// Waits up to 10 s for `done`, looking every 10 ms.
-fn eventually(done: impl Fn() -> bool) -> bool {
+pub(crate) fn eventually(done: impl Fn() -> bool) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while std::time::Instant::now() < deadline {
         if done() {
