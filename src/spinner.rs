@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::engine::Progress;
-use crate::play::Watcher;
+use crate::engine::{Progress, Watcher};
 
 /// How long a search runs before its spinner appears.
 const QUIET_FOR: Duration = Duration::from_secs(1);

@@ -22,6 +22,10 @@ use crate::game::Game;
 
 pub use bits::MAX_CELLS;
 
+/// What an engine tells how its search goes ([`Engine::on_progress`]): the
+/// command line's spinner, say.
+pub type Watcher = Box<dyn FnMut(Progress)>;
+
 /// The computer players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EngineKind {

@@ -294,6 +294,17 @@ pub enum GradeError {
         /// What went wrong.
         source: io::Error,
     },
+    /// The sandbox's scratch directory could not be made.
+    #[error("cannot set up the sandbox's scratch directory: {0}")]
+    Scratch(io::Error),
+    /// The rayon pool that runs builds and tests could not be started.
+    #[error("cannot start {jobs} worker threads: {source}")]
+    Threads {
+        /// How many were asked for.
+        jobs: usize,
+        /// Why not.
+        source: rayon::ThreadPoolBuildError,
+    },
     /// The given run command is not a command line.
     #[error("--run `{0}` is not a command line: {1}")]
     Command(String, String),
@@ -331,7 +342,7 @@ pub struct Grader {
 impl Grader {
     /// Sets up the sandbox for `plan` and checks what it protects.
     pub fn new(plan: Plan) -> Result<Grader, GradeError> {
-        let sandbox = Sandbox::new().map_err(io_error(Path::new("(the sandbox's scratch directory)")))?;
+        let sandbox = Sandbox::new().map_err(GradeError::Scratch)?;
         Grader::with_sandbox(plan, sandbox)
     }
 

@@ -332,8 +332,7 @@ impl Default for Thinking {
     }
 }
 
-/// What an engine tells how its search goes ([`Engine::on_progress`]).
-pub type Watcher = Box<dyn FnMut(crate::engine::Progress)>;
+pub use crate::engine::Watcher;
 
 impl Thinking {
     /// A new engine of `kind`, seeded with `seed`, thinking this way.
