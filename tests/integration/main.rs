@@ -15,5 +15,6 @@ mod output;
 mod peers;
 mod properties;
 mod sandbox;
+mod shrinking;
 mod terminal;
 mod util;
