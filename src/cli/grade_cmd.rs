@@ -183,7 +183,39 @@ pub(super) struct PlanArgs {
     require_sandbox: bool,
 
     #[command(flatten)]
+    shrink: ShrinkArgs,
+
+    #[command(flatten)]
     layout: LayoutArgs,
+}
+
+/// How each wrong or crashed test is shrunk to the smallest input on which
+/// the program still fails the same way.
+#[derive(Debug, Args)]
+struct ShrinkArgs {
+    /// The most runs of the program spent shrinking each wrong or crashed
+    /// test (the run confirming the result among them).
+    #[arg(long, value_name = "N", default_value_t = grade::Budget::DEFAULT.runs as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    shrink_runs: u64,
+
+    /// The most wall-clock time spent shrinking each wrong or crashed test,
+    /// in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = super::parse_seconds)]
+    shrink_time: Duration,
+
+    /// Do not shrink failing tests.
+    #[arg(long, conflicts_with_all = ["shrink_runs", "shrink_time"])]
+    no_shrink: bool,
+}
+
+impl ShrinkArgs {
+    /// The budget of each failing test's shrinking; `None` for none.
+    fn budget(&self) -> Option<grade::Budget> {
+        (!self.no_shrink).then(|| grade::Budget {
+            runs: usize::try_from(self.shrink_runs).unwrap_or(usize::MAX),
+            time: self.shrink_time,
+        })
+    }
 }
 
 /// Gradescope's results.json: out of how many points, and which tests
@@ -308,6 +340,8 @@ impl PlanArgs {
                 depth: copy::Caps::SUBMISSION.depth,
             },
             require_sandbox: self.require_sandbox,
+            expected,
+            shrink: self.shrink.budget(),
         })
     }
 }

@@ -148,6 +148,15 @@ fn inert_text(text: &str) -> String {
     text.lines().map(|l| inert(l).into_owned()).collect::<Vec<_>>().join("\n")
 }
 
+/// A test's input made inert as [`inert_text`] makes text, but for the tabs
+/// between a move's fields, which stay tabs.
+fn inert_input(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split('\t').map(|piece| inert(piece).into_owned()).collect::<Vec<_>>().join("\t"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A test's feedback: the verdict and why, the first difference, and the
 /// end of its standard error.
 fn case_output(t: &TestResult) -> String {
@@ -161,6 +170,30 @@ fn case_output(t: &TestResult) -> String {
             "\nStandard error (its last {STDERR_LINES} lines at most):\n{}",
             inert_text(&t.stderr)
         );
+    }
+    if let Some(s) = &t.smallest_failing_input {
+        let _ = write!(
+            text,
+            "\n\nThe smallest game that still fails ({} of the test's {} {}):\n{}\nOn it: {}: {}",
+            s.lines,
+            s.original_lines,
+            s.unit,
+            inert_input(&s.input),
+            s.verdict,
+            inert(&s.detail)
+        );
+        if let Some(d) = &s.first_difference {
+            let _ = write!(text, "\n{}", inert_text(&d.to_string()));
+        }
+        let _ = write!(
+            text,
+            "\nExpected on it:\n{}\nYour program's answer on it:\n{}",
+            inert_text(&s.expected),
+            inert_text(&s.actual)
+        );
+        if !s.stderr.is_empty() {
+            let _ = write!(text, "\nStandard error on it:\n{}", inert_text(&s.stderr));
+        }
     }
     text
 }
@@ -188,6 +221,7 @@ mod tests {
                 actual: String::new(),
                 stderr: String::new(),
                 unmatched: crate::check::Unmatched::default(),
+                smallest_failing_input: None,
             })
             .collect();
         SubmissionResult {

@@ -11,6 +11,7 @@
 pub mod gradescope;
 pub mod language;
 pub mod report;
+pub mod shrink;
 pub mod suite;
 
 use std::fmt::{self, Write as _};
@@ -19,12 +20,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 pub use self::language::{Commands, Languages};
+pub use self::shrink::{Budget, Shrunk};
 pub use self::suite::{Expected, Test};
 use crate::check::{CheckOptions, Comparison, Difference, Unmatched, compare};
 use crate::sandbox::{
@@ -123,6 +125,12 @@ pub struct Plan {
     pub copy_caps: copy::Caps,
     /// Refuse to grade unless every protection is in force.
     pub require_sandbox: bool,
+    /// How the tests' expected answers were made: a shrunk input's is made
+    /// the same way.
+    pub expected: Expected,
+    /// Shrink each `wrong` or `crashed` test's input within this budget
+    /// (`None`: do not).
+    pub shrink: Option<Budget>,
 }
 
 /// The verdict on one test. When several apply, the earliest here wins
@@ -218,6 +226,9 @@ pub struct TestResult {
     /// HTML report marks.
     #[serde(skip)]
     pub unmatched: Unmatched,
+    /// For a `wrong` or `crashed` test, the smallest input found on which
+    /// the program fails the same way, if it is smaller than the test.
+    pub smallest_failing_input: Option<Shrunk>,
 }
 
 impl TestResult {
@@ -239,7 +250,23 @@ impl TestResult {
             actual: String::new(),
             stderr: String::new(),
             unmatched: Unmatched::default(),
+            smallest_failing_input: None,
         }
+    }
+
+    /// Failed in a way shrinking keeps to: a wrong answer, or a crash with
+    /// its exit status or signal (not a sandbox's failure).
+    fn shrinkable(&self) -> bool {
+        self.verdict == Verdict::Wrong
+            || (self.verdict == Verdict::Crashed && (self.exit_status.is_some() || self.signal.is_some()))
+    }
+
+    /// `other` failed the way this did: the same verdict, and for a crash
+    /// the same exit status or signal.
+    fn same_failure(&self, other: &TestResult) -> bool {
+        self.verdict == other.verdict
+            && (self.verdict != Verdict::Crashed
+                || (self.exit_status, &self.signal) == (other.exit_status, &other.signal))
     }
 }
 
@@ -527,7 +554,7 @@ impl Grader {
             .tests
             .par_iter()
             .map(|test| {
-                let result = self.run_test(&start, &commands.run, test);
+                let result = self.grade_test(&start, &commands.run, test);
                 progress();
                 result
             })
@@ -551,29 +578,41 @@ impl Grader {
         }))
     }
 
-    /// Runs one test in a fresh run directory that starts as the build; `None`
-    /// if the grading was interrupted.
-    fn run_test(&self, start: &Path, run: &str, test: &Test) -> Option<TestResult> {
+    /// Runs `test`, and shrinks it if it failed in a way that can be (and
+    /// the plan says to); `None` if the grading was interrupted.
+    fn grade_test(&self, start: &Path, run: &str, test: &Test) -> Option<TestResult> {
+        let began = Instant::now();
+        let mut result = self.run_test(start, run, test, None)?;
+        if let Some(budget) = self.plan.shrink
+            && result.shrinkable()
+        {
+            let took = began.elapsed();
+            result.smallest_failing_input = self.shrink(start, run, test, &result, took, budget).ok()?;
+        }
+        Some(result)
+    }
+
+    /// The job that runs `input` in a fresh run directory that starts as
+    /// the build.
+    fn job(&self, start: &Path, run: &str, input: &[u8]) -> Job {
         let plan = &self.plan;
         // The test is in the run directory under the input name in every mode
         // but a console's; `{moves}` and `{out}` in the command are its name and
         // the answer's (the run directory is the program's working directory).
-        let (input, output) = plan.io.names();
+        let (name, output) = plan.io.names();
         let run =
-            run.replace("{moves}", &shell_words::quote(input)).replace("{out}", &shell_words::quote(output));
+            run.replace("{moves}", &shell_words::quote(name)).replace("{out}", &shell_words::quote(output));
         let argv = shell_words::split(&run).unwrap_or_default();
         let (files, stdin, collect) = match &plan.io {
             Io::Files { .. } | Io::Args => {
-                (vec![(input.to_owned(), test.input.clone())], None, Collect::File(output.to_owned()))
+                (vec![(name.to_owned(), input.to_vec())], None, Collect::File(output.to_owned()))
             }
             // The move file is also the program's standard input.
-            Io::Stdout => {
-                (vec![(input.to_owned(), test.input.clone())], Some(test.input.clone()), Collect::Nothing)
-            }
+            Io::Stdout => (vec![(name.to_owned(), input.to_vec())], Some(input.to_vec()), Collect::Nothing),
             // A console's script is only its standard input.
-            Io::Console => (Vec::new(), Some(test.input.clone()), Collect::Nothing),
+            Io::Console => (Vec::new(), Some(input.to_vec()), Collect::Nothing),
         };
-        let job = Job {
+        Job {
             argv,
             start: Some(start.to_path_buf()),
             files,
@@ -581,9 +620,19 @@ impl Grader {
             collect,
             limits: plan.limits,
             env: Vec::new(),
-        };
+        }
+    }
+
+    /// Runs one test (or a shrunk input, as a test) in a fresh run
+    /// directory that starts as the build, stopped at `wall` if that is
+    /// sooner than the limit; `None` if the grading was interrupted.
+    fn run_test(&self, start: &Path, run: &str, test: &Test, wall: Option<Duration>) -> Option<TestResult> {
+        let mut job = self.job(start, run, &test.input);
+        if let Some(wall) = wall {
+            job.limits.wall = job.limits.wall.min(wall);
+        }
         Some(match self.sandbox.run(&job) {
-            Ok(run) => judge(test, &run, plan),
+            Ok(run) => judge(test, &run, &self.plan),
             Err(SandboxError::Interrupted) => return None,
             // The sandbox failing is not the program's doing, but it stops
             // only this test, never the grading.
@@ -592,7 +641,111 @@ impl Grader {
             }
         })
     }
+
+    /// The smallest input found on which the program fails as it failed
+    /// `test` (`failed`, a run that took `took`), within `budget`: see
+    /// [`shrink`]. Each candidate's expected answer is made as the tests'
+    /// are; one the referee (or the console) rejects is no candidate. The
+    /// result is run once more and kept only if it fails the same way again,
+    /// so a flaky program is never shown an input it passed. `None` if
+    /// nothing smaller fails.
+    fn shrink(
+        &self,
+        start: &Path,
+        run: &str,
+        test: &Test,
+        failed: &TestResult,
+        took: Duration,
+        budget: Budget,
+    ) -> Result<Option<Shrunk>, Interrupted> {
+        let plan = &self.plan;
+        let began = Instant::now();
+        let pieces = match plan.expected {
+            Expected::Referee(_) => shrink::Pieces::move_file(&test.input),
+            Expected::Console { .. } => shrink::Pieces::script(&test.input),
+        };
+        if pieces.is_empty() {
+            return Ok(None);
+        }
+        // Each run is expected to take about as long as the test's, and one
+        // such run is kept back for the confirmation.
+        let took = took.max(Duration::from_millis(10));
+        let mut runs = 0;
+        let mut interrupted = false;
+        let (mut violations, finished) =
+            suite::answer(&plan.expected, &test.input).map_or((0, false), |a| (a.violations, a.finished));
+        let mut oracle = |input: &[u8], change: shrink::Change| {
+            let Ok(answer) = suite::answer(&plan.expected, input) else { return shrink::Tried::Not };
+            // A game that ended still ends: cut short, it would fail for
+            // another reason (few programs handle moves running out, which
+            // assignments often promise never happens); and a smaller square
+            // breaks no more rules than the one it replaces.
+            if (finished && !answer.finished)
+                || (change == shrink::Change::Simplification && answer.violations > violations)
+            {
+                return shrink::Tried::Not;
+            }
+            let left = budget.time.saturating_sub(began.elapsed() + took);
+            if runs + 1 >= budget.runs || left < took {
+                return shrink::Tried::Stop;
+            }
+            runs += 1;
+            let candidate = Test { name: test.name.clone(), input: input.to_vec(), expected: answer.text };
+            match self.run_test(start, run, &candidate, Some(left)) {
+                Some(result) if failed.same_failure(&result) => {
+                    violations = answer.violations;
+                    shrink::Tried::Fails
+                }
+                Some(_) => shrink::Tried::Not,
+                None => {
+                    interrupted = true;
+                    shrink::Tried::Stop
+                }
+            }
+        };
+        let (units, complete) = shrink::search(&pieces, &mut oracle);
+        if interrupted {
+            return Err(Interrupted);
+        }
+        let input = pieces.join(&units);
+        if input == test.input {
+            return Ok(None);
+        }
+        let Ok(answer) = suite::answer(&plan.expected, &input) else { return Ok(None) };
+        let smallest = Test { name: test.name.clone(), input, expected: answer.text };
+        runs += 1;
+        let confirmed = self.run_test(start, run, &smallest, None).ok_or(Interrupted)?;
+        if !failed.same_failure(&confirmed) {
+            return Ok(None);
+        }
+        Ok(Some(Shrunk {
+            input: shown(&smallest.input),
+            lines: units.len(),
+            original_lines: pieces.len(),
+            unit: match plan.expected {
+                Expected::Referee(_) => "move lines",
+                Expected::Console { .. } => "lines",
+            },
+            verdict: confirmed.verdict,
+            detail: confirmed.detail,
+            expected: confirmed.expected,
+            actual: confirmed.actual,
+            first_difference: confirmed.first_difference,
+            stderr: confirmed.stderr,
+            runs,
+            seconds: began.elapsed().as_secs_f64(),
+            complete,
+            moves: units
+                .iter()
+                .map(|u| String::from_utf8_lossy(u).trim_end_matches(['\r', '\n']).to_owned())
+                .collect(),
+            unmatched: confirmed.unmatched,
+        }))
+    }
 }
+
+/// The grading was stopped while a test was being shrunk.
+struct Interrupted;
 
 /// Removes whatever is at `path`, a file or a directory; nothing there is
 /// fine.
@@ -673,7 +826,6 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
         Verdict::Wrong if plan.partial => comparison.as_ref().map_or(0.0, Comparison::score),
         _ => 0.0,
     };
-    let shown = |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN_BYTES)]).into_owned();
     TestResult {
         test: test.name.clone(),
         verdict,
@@ -692,7 +844,13 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
         expected: shown(&test.expected),
         actual: answer.map(shown).unwrap_or_default(),
         stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
+        smallest_failing_input: None,
     }
+}
+
+/// Bytes to show: at most [`SHOWN_BYTES`], as text.
+fn shown(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN_BYTES)]).into_owned()
 }
 
 /// The end of a program's standard error: its last [`STDERR_LINES`] lines,

@@ -3,13 +3,15 @@
 //! page); Gradescope's is [`super::gradescope`]. Each writer writes to any `io::Write`; the caller makes
 //! the files appear whole.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Serialize;
 
-use super::{SubmissionResult, TestResult, Verdict};
+use super::{Shrunk, SubmissionResult, Verdict};
+use crate::check::Unmatched;
 
 /// Scores as reports print them: at most two decimals, no trailing zeros.
 #[must_use]
@@ -160,9 +162,24 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
                     if t.verdict == Verdict::Wrong { NonSuccessKind::Failure } else { NonSuccessKind::Error };
                 let mut status = TestCaseStatus::non_success(kind);
                 status.set_type(t.verdict.name());
-                status.set_message(format!("{}: {}", t.verdict, t.detail));
-                if let Some(d) = &t.first_difference {
-                    status.set_description(d.to_string());
+                let mut message = format!("{}: {}", t.verdict, t.detail);
+                let mut description =
+                    t.first_difference.as_ref().map(ToString::to_string).unwrap_or_default();
+                if let Some(s) = &t.smallest_failing_input {
+                    // One line: each move's fields joined by a space, the moves by ` / `.
+                    let moves: Vec<String> =
+                        s.moves.iter().map(|m| m.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+                    let _ = write!(message, "; {}: {}", smallest_heading(s), moves.join(" / "));
+                    // The XML text keeps no tabs: a tab between a move's fields becomes a space.
+                    let _ =
+                        write!(description, "\n\n{}:\n{}", smallest_heading(s), s.input.replace('\t', " "));
+                    if let Some(d) = &s.first_difference {
+                        let _ = write!(description, "on it:\n{d}");
+                    }
+                }
+                status.set_message(message);
+                if !description.is_empty() {
+                    status.set_description(description.trim_start());
                 }
                 status
             };
@@ -207,6 +224,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .diff .bad { background: #ffd7d7; display: block; }
 .diff h4 { margin: 0 0 .2em; font-size: .9em; }
 details > summary { cursor: pointer; }
+.smallest { border-left: 4px solid #c62828; padding-left: .8em; }
+pre.input { margin: .3em 0; padding: .5em; background: #fff8e1; border: 1px solid #ddd; font-size: .85em; }
 ";
 
 const SCRIPT: &str = "
@@ -234,9 +253,16 @@ fn verdict_badge(verdict: Verdict) -> Markup {
     html! { span.verdict style={ "background:" (colour(verdict)) } { (verdict.name()) } }
 }
 
+/// How reports name a test's smallest failing input: `the smallest game
+/// that still fails (6 of the test's 11 move lines)`.
+#[must_use]
+pub fn smallest_heading(s: &Shrunk) -> String {
+    format!("the smallest game that still fails ({} of the test's {} {})", s.lines, s.original_lines, s.unit)
+}
+
 /// Expected and actual side by side, marking the lines that the comparison's
 /// diff left unmatched (the same diff that scored the test).
-fn side_by_side(t: &TestResult) -> Markup {
+fn side_by_side(expected: &str, actual: &str, unmatched: &Unmatched) -> Markup {
     let column = |text: &str, unmatched: &dyn Fn(usize) -> bool| {
         html! {
             @for (i, line) in text.lines().enumerate() {
@@ -246,8 +272,8 @@ fn side_by_side(t: &TestResult) -> Markup {
     };
     html! {
         div.diff {
-            div { h4 { "expected" } pre { (column(&t.expected, &|n| t.unmatched.has_expected(n))) } }
-            div { h4 { "the program's answer" } pre { (column(&t.actual, &|n| t.unmatched.has_actual(n))) } }
+            div { h4 { "expected" } pre { (column(expected, &|n| unmatched.has_expected(n))) } }
+            div { h4 { "the program's answer" } pre { (column(actual, &|n| unmatched.has_actual(n))) } }
         }
     }
 }
@@ -316,8 +342,20 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                             }
                         }
                     }
-                    @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong) {
-                        h3 { (t.test) } (side_by_side(t))
+                    @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
+                        h3 { (t.test) }
+                        @if let Some(s) = &t.smallest_failing_input {
+                            div.smallest {
+                                h4 { (capitalized(&smallest_heading(s))) ": " (s.verdict.name()) ", " (s.detail) }
+                                pre.input { (s.input) }
+                                (side_by_side(&s.expected, &s.actual, &s.unmatched))
+                                @if !s.stderr.is_empty() {
+                                    details { summary { "standard error on it" } pre { (s.stderr) } }
+                                }
+                            }
+                            @if t.verdict == Verdict::Wrong { h4 { "The test itself" } }
+                        }
+                        @if t.verdict == Verdict::Wrong { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
                     }
                 }
                 script { (PreEscaped(SCRIPT)) }
@@ -325,6 +363,12 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
         }
     };
     out.write_all(page.into_string().as_bytes())
+}
+
+/// `text` with its first letter a capital.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// A name made safe for an HTML id.

@@ -111,20 +111,60 @@ pub fn load(dir: &Path, expected: &Expected) -> Result<Vec<Test>, SuiteError> {
 
 fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
     let input = fs::read(path).map_err(|source| SuiteError::Read { path: path.to_owned(), source })?;
-    let mut answer = Vec::new();
-    match expected {
+    let answer = answer(expected, &input).map_err(|e| match e {
+        Unanswerable::Referee(RefereeError::Parse(error)) => {
+            SuiteError::Malformed { path: path.to_owned(), error }
+        }
+        Unanswerable::Referee(error) => SuiteError::Unplayable { path: path.to_owned(), error },
+        Unanswerable::Script(error) => SuiteError::Script { path: path.to_owned(), error },
+    })?;
+    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Ok(Test { name, input, expected: answer.text })
+}
+
+/// The expected answer to one input, and what the referee (or console)
+/// made of the game.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The referee's transcript, or the profile's session.
+    pub text: Vec<u8>,
+    /// Move lines the referee ruled a violation (0 for a console's script).
+    pub violations: u64,
+    /// Whether the game ended in a win or Cat (for a console, the last game
+    /// played) rather than with the input.
+    pub finished: bool,
+}
+
+/// Why an input has no expected answer.
+#[derive(Debug, thiserror::Error)]
+pub enum Unanswerable {
+    /// The referee cannot read or play the move file.
+    #[error(transparent)]
+    Referee(RefereeError),
+    /// The profile cannot play the script.
+    #[error(transparent)]
+    Script(play::PlayError),
+}
+
+/// The expected answer to `input` as `expected` makes it: what a test file
+/// is graded against, and a shrunk input too.
+pub fn answer(expected: &Expected, input: &[u8]) -> Result<Answer, Unanswerable> {
+    let mut text = Vec::new();
+    let (violations, finished) = match expected {
         Expected::Console { profile, seed } => {
-            let mut console = profile.console(input.as_slice(), &mut answer);
-            play::session(console.as_mut(), *seed, |_, _| Ok::<(), play::PlayError>(()))
-                .map_err(|error| SuiteError::Script { path: path.to_owned(), error })?;
+            let mut console = profile.console(input, &mut text);
+            let mut finished = false;
+            play::session(console.as_mut(), *seed, |_, played| {
+                finished = played.is_finished();
+                Ok::<(), play::PlayError>(())
+            })
+            .map_err(Unanswerable::Script)?;
+            (0, finished)
         }
         Expected::Referee(options) => {
-            referee::referee(input.as_slice(), &mut answer, options).map_err(|e| match e {
-                RefereeError::Parse(error) => SuiteError::Malformed { path: path.to_owned(), error },
-                error => SuiteError::Unplayable { path: path.to_owned(), error },
-            })?;
+            let report = referee::referee(input, &mut text, options).map_err(Unanswerable::Referee)?;
+            (report.violations, report.game.outcome().is_some())
         }
-    }
-    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    Ok(Test { name, input, expected: answer })
+    };
+    Ok(Answer { text, violations, finished })
 }

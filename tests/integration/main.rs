@@ -16,5 +16,6 @@ mod output;
 mod peers;
 mod properties;
 mod sandbox;
+mod shrinking;
 mod terminal;
 mod util;
