@@ -47,6 +47,11 @@ crashed over no-output over wrong. A test scores 1 or 0 (with --partial, a
 wrong answer scores its share of lines matched); a submission's score is out
 of 100.
 
+A wrong or crashed test is shrunk: move lines are deleted (chunks, then
+pairs) and squares made smaller while the program still fails the same way
+on the referee's answer, within --shrink-runs and --shrink-time per test; the
+smallest game found is shown first in every report (--no-shrink: none).
+
 Every run starts by saying on standard error which protections are in force
 on this machine. Exit status: 0 when every test passed, 1 when any did not,
 2 when grading could not be done, 130 when Ctrl-C or SIGTERM stopped it.

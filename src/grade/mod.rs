@@ -675,6 +675,12 @@ impl Grader {
         let (mut violations, finished) =
             suite::answer(&plan.expected, &test.input).map_or((0, false), |a| (a.violations, a.finished));
         let mut oracle = |input: &[u8], change: shrink::Change| {
+            // Time runs out for candidates the referee rejects too (pairs of
+            // lines in a long file are many).
+            let left = budget.time.saturating_sub(began.elapsed() + took);
+            if runs + 1 >= budget.runs || left < took {
+                return shrink::Tried::Stop;
+            }
             let Ok(answer) = suite::answer(&plan.expected, input) else { return shrink::Tried::Not };
             // A game that ended still ends: cut short, it would fail for
             // another reason (few programs handle moves running out, which
@@ -684,10 +690,6 @@ impl Grader {
                 || (change == shrink::Change::Simplification && answer.violations > violations)
             {
                 return shrink::Tried::Not;
-            }
-            let left = budget.time.saturating_sub(began.elapsed() + took);
-            if runs + 1 >= budget.runs || left < took {
-                return shrink::Tried::Stop;
             }
             runs += 1;
             let candidate = Test { name: test.name.clone(), input: input.to_vec(), expected: answer.text };

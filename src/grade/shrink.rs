@@ -13,6 +13,7 @@
 //! oracle about each candidate, and the grader answers by running it.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -205,10 +206,12 @@ const SQUARES_TRIED: usize = 8;
 /// ended by itself (rather than at [`Tried::Stop`]). `oracle` is asked about
 /// each candidate once; the input itself is taken to fail.
 pub fn search(pieces: &Pieces, oracle: &mut dyn FnMut(&[u8], Change) -> Tried) -> (Vec<Vec<u8>>, bool) {
+    let hasher = RandomState::new();
     let mut search = Search {
         pieces,
         units: pieces.units.clone(),
-        seen: HashSet::from([pieces.join(&pieces.units)]),
+        seen: HashSet::from([hasher.hash_one(pieces.join(&pieces.units))]),
+        hasher,
         oracle,
     };
     let complete = search.run().is_ok();
@@ -222,8 +225,10 @@ struct Search<'a> {
     pieces: &'a Pieces,
     /// The smallest failing lines so far.
     units: Vec<Vec<u8>>,
-    /// Every input asked about.
-    seen: HashSet<Vec<u8>>,
+    /// Every input asked about, by its hash (a long file has many
+    /// candidates; two that collide only skip one of them).
+    seen: HashSet<u64>,
+    hasher: RandomState,
     oracle: &'a mut dyn FnMut(&[u8], Change) -> Tried,
 }
 
@@ -247,7 +252,7 @@ impl Search<'_> {
     /// Asks about `units`; keeps them if the program fails on them.
     fn try_units(&mut self, units: Vec<Vec<u8>>, change: Change) -> Result<bool, Stopped> {
         let input = self.pieces.join(&units);
-        if !self.seen.insert(input.clone()) {
+        if !self.seen.insert(self.hasher.hash_one(&input)) {
             return Ok(false);
         }
         match (self.oracle)(&input, change) {
