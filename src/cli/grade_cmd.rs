@@ -52,6 +52,10 @@ pairs) and squares made smaller while the program still fails the same way
 on the referee's answer, within --shrink-runs and --shrink-time per test; the
 smallest game found is shown first in every report (--no-shrink: none).
 
+--generate N adds N tests to the given ones, within CS 1044's guarantees as
+`gen --within cs1044` writes them (with --profile, scripts as `gen --profile`
+does), named gen-0001.txt, ...; the same --seed gives the same tests.
+
 Every run starts by saying on standard error which protections are in force
 on this machine. Exit status: 0 when every test passed, 1 when any did not,
 2 when grading could not be done, 130 when Ctrl-C or SIGTERM stopped it.
@@ -135,9 +139,15 @@ pub(super) struct PlanArgs {
     #[arg(long, value_enum, value_name = "P")]
     profile: Option<Profile>,
 
-    /// The seed of the profile's computer players (as `play --seed`).
-    #[arg(long, default_value_t = 0, requires = "profile")]
+    /// The seed of the profile's computer players (as `play --seed`) and of
+    /// the tests --generate adds.
+    #[arg(long, default_value_t = 0)]
     seed: u64,
+
+    /// Add N generated tests to the given ones, as `gen --within cs1044`
+    /// (with --profile, `gen --profile`) writes them: gen-0001.txt, ...
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    generate: u64,
 
     /// Wall-clock time per test, in seconds (also the CPU time limit).
     #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = super::parse_seconds)]
@@ -289,7 +299,12 @@ impl PlanArgs {
             Some(profile) => Expected::Console { profile, seed: self.seed },
             None => Expected::Referee(self.layout.options(Format::Text)),
         };
-        let tests = suite::load(&self.tests, &expected).map_err(|e| match e {
+        let loaded = match suite::load(&self.tests, &expected) {
+            // Generated tests may be all there is.
+            Err(SuiteError::Empty { .. }) if self.generate > 0 => Ok(Vec::new()),
+            loaded => loaded,
+        };
+        let mut tests = loaded.map_err(|e| match e {
             SuiteError::Malformed { path, error } => CliError::Malformed { path: Shown::input(&path), error },
             SuiteError::Unplayable { path, error } => {
                 CliError::Unplayable { path: Shown::input(&path), error }
@@ -297,6 +312,10 @@ impl PlanArgs {
             SuiteError::Read { path, source } => CliError::Read { path: Shown::input(&path), source },
             e => CliError::Message(e.to_string()),
         })?;
+        tests.extend(
+            suite::generate(&expected, self.generate, self.seed)
+                .map_err(|e| CliError::Message(e.to_string()))?,
+        );
         let programs = if self.build.is_some() || self.run.is_some() {
             Programs::Given {
                 build: self.build.clone(),

@@ -4,8 +4,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::board::Geometry;
+use crate::corpus::{self, GenOptions, Guarantees};
 use crate::movefile::ParseError;
-use crate::play::{self, Profile};
+use crate::play::{self, Profile, scripts};
 use crate::referee::{self, RefereeError};
 
 /// One test: its name (the file name), what the program is given, and what
@@ -82,6 +84,14 @@ pub enum SuiteError {
         /// Why.
         error: RefereeError,
     },
+    /// A generated test has no answer (a bug in the generator).
+    #[error("generated test {name}: {why}")]
+    Generated {
+        /// The generated test's name.
+        name: String,
+        /// Why.
+        why: String,
+    },
     /// A script the console cannot play through.
     #[error("{path}: the profile cannot play this script: {error}")]
     Script {
@@ -120,6 +130,39 @@ fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
     })?;
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     Ok(Test { name, input, expected: answer.text })
+}
+
+/// `count` generated tests, answered as `expected` answers the given ones:
+/// move files within CS 1044's guarantees (`gen --within cs1044`), or with a
+/// console profile its typed scripts (`gen --profile`). Named `gen-0001.txt`
+/// (or `.stdin`) on; the same seed always gives the same tests.
+///
+/// # Errors
+/// [`SuiteError::Generated`] if the referee or the console rejects what was
+/// generated, which would be a bug in the generator.
+pub fn generate(expected: &Expected, count: u64, seed: u64) -> Result<Vec<Test>, SuiteError> {
+    let digits = count.to_string().len().max(4);
+    (0..count)
+        .map(|index| {
+            let name = format!("gen-{:0digits$}.{}", index + 1, expected.extension());
+            let input = match expected {
+                Expected::Referee(_) => {
+                    let options = GenOptions {
+                        seed,
+                        geometry: Geometry::CLASSIC,
+                        players: 2,
+                        guarantees: Guarantees::Cs1044,
+                    };
+                    corpus::move_file(&options, index)
+                        .map_err(|e| SuiteError::Generated { name: name.clone(), why: e.to_string() })?
+                }
+                Expected::Console { profile, .. } => scripts::script(*profile, seed, index),
+            };
+            let answer = answer(expected, input.as_bytes())
+                .map_err(|e| SuiteError::Generated { name: name.clone(), why: e.to_string() })?;
+            Ok(Test { name, input: input.into_bytes(), expected: answer.text })
+        })
+        .collect()
 }
 
 /// The expected answer to one input, and what the referee (or console)
@@ -167,4 +210,26 @@ pub fn answer(expected: &Expected, input: &[u8]) -> Result<Answer, Unanswerable>
         }
     };
     Ok(Answer { text, violations, finished })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_tests_depend_on_the_seed_alone() {
+        let expected = Expected::Referee(referee::Options::default());
+        let inputs = |count, seed| -> Vec<(String, Vec<u8>)> {
+            generate(&expected, count, seed).unwrap().into_iter().map(|t| (t.name, t.input)).collect()
+        };
+        let first = inputs(6, 3);
+        assert_eq!(first[0].0, "gen-0001.txt");
+        assert_eq!(first, inputs(6, 3));
+        assert_eq!(first[..4], inputs(4, 3)[..], "test N does not depend on the count");
+        assert_ne!(first, inputs(6, 4));
+        let console = Expected::Console { profile: Profile::Xtreme, seed: 0 };
+        let scripts = generate(&console, 2, 3).unwrap();
+        assert_eq!(scripts[1].name, "gen-0002.stdin");
+        assert!(!scripts[1].expected.is_empty());
+    }
 }

@@ -276,3 +276,30 @@ fn a_flaky_program_stays_in_its_budget_and_is_shown_no_game_it_passed() {
         }
     }
 }
+
+#[test]
+fn generated_tests_are_added_the_same_for_the_same_seed() {
+    let (first, _) =
+        grade(&[student("ada-c"), student("lee-diag")], &["--generate", "8", "--seed", "7", "--no-shrink"]);
+    let names: Vec<&str> = first.tests(0).iter().map(|t| t["test"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 9 + 8, "{names:?}");
+    assert_eq!(&names[9..11], ["gen-0001.txt", "gen-0002.txt"]);
+    // ada is right on every generated game; lee (one diagonal missing) is
+    // caught by some of them.
+    assert!(first.verdicts(0).iter().all(|v| v == "pass"), "{}", first.shown(0));
+    // The same seed gives the same games: lee fails the same ones, the same way.
+    let (again, _) = grade(&[student("lee-diag")], &["--generate", "8", "--seed", "7", "--no-shrink"]);
+    let details = |g: &Graded, i: usize| -> Vec<String> {
+        g.tests(i).iter().map(|t| format!("{} {}", t["verdict"], t["detail"])).collect()
+    };
+    assert_eq!(details(&first, 1), details(&again, 0));
+    // An empty test directory is fine when tests are generated.
+    let empty = tempfile::tempdir().unwrap();
+    let run = referee()
+        .args(["grade", "--generate", "2", "--no-shrink", "--tests"])
+        .arg(empty.path())
+        .arg(student("ada-c"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+}
