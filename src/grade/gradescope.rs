@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::report::inert;
+use super::report::{capitalized, inert};
 use super::{STDERR_LINES, SubmissionResult, TestResult, Verdict};
 
 /// When students see a test (Gradescope's `visibility`).
@@ -174,10 +174,8 @@ fn case_output(t: &TestResult) -> String {
     if let Some(s) = &t.smallest_failing_input {
         let _ = write!(
             text,
-            "\n\nThe smallest game that still fails ({} of the test's {} {}):\n{}\nOn it: {}: {}",
-            s.lines,
-            s.original_lines,
-            s.unit,
+            "\n\n{}:\n{}\nOn it: {}: {}",
+            capitalized(&s.heading()),
             inert_input(&s.input),
             s.verdict,
             inert(&s.detail)

@@ -274,7 +274,7 @@ impl fmt::Display for Commands {
 /// The JVM's flags under a memory limit of `memory` bytes: a heap of a
 /// quarter of it and small reserved areas, so that its whole address space
 /// fits under the limit even where only an address-space limit holds.
-fn jvm_flags(memory: u64) -> String {
+pub(super) fn jvm_flags(memory: u64) -> String {
     let heap = (memory >> 20) / 4;
     format!(
         "-Xmx{}m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=32m \
@@ -285,7 +285,7 @@ fn jvm_flags(memory: u64) -> String {
 
 /// Every regular file under `root`, relative to it, sorted (the copy caps
 /// how many and how deep).
-fn files(root: &Path) -> Vec<PathBuf> {
+pub(super) fn files(root: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .follow_links(false)
         .into_iter()
@@ -300,7 +300,7 @@ fn files(root: &Path) -> Vec<PathBuf> {
 /// The most of a source file read to find its entry point.
 const SOURCE_BYTES: u64 = 1 << 20;
 
-fn read_source(source: &Path, file: &Path) -> String {
+pub(super) fn read_source(source: &Path, file: &Path) -> String {
     use std::io::Read;
     let mut text = Vec::new();
     if let Ok(f) = fs::File::open(source.join(file)) {
@@ -331,6 +331,15 @@ fn python_main(source: &Path, found: &[&PathBuf]) -> Result<String, String> {
     ))
 }
 
+/// The package a Java source declares, if it declares one.
+pub(super) fn java_package(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("package "))
+        .map(|p| p.trim_end_matches(';').trim().to_owned())
+        .filter(|p| !p.is_empty())
+}
+
 /// The Java class to run: the one whose source declares
 /// `static void main` (prefixed with its `package`); if several do, the
 /// one named `Main`.
@@ -343,14 +352,9 @@ fn java_main(source: &Path, found: &[&PathBuf]) -> Result<String, String> {
             continue;
         }
         let class = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let package = text
-            .lines()
-            .map(str::trim)
-            .find_map(|l| l.strip_prefix("package "))
-            .map(|p| p.trim_end_matches(';').trim().to_owned());
-        mains.push(match package {
-            Some(p) if !p.is_empty() => format!("{p}.{class}"),
-            _ => class,
+        mains.push(match java_package(&text) {
+            Some(p) => format!("{p}.{class}"),
+            None => class,
         });
     }
     match mains.as_slice() {

@@ -8,6 +8,7 @@
 //! each test runs in a fresh copy of the build. Verdicts follow
 //! [`Verdict`]'s order.
 
+pub mod api;
 pub mod gradescope;
 pub mod language;
 pub mod report;
@@ -724,9 +725,11 @@ impl Grader {
             input: shown(&smallest.input),
             lines: units.len(),
             original_lines: pieces.len(),
-            unit: match plan.expected {
-                Expected::Referee(_) => "move lines",
-                Expected::Console { .. } => "lines",
+            found: shrink::Found::Game {
+                unit: match plan.expected {
+                    Expected::Referee(_) => "move lines",
+                    Expected::Console { .. } => "lines",
+                },
             },
             verdict: confirmed.verdict,
             detail: confirmed.detail,

@@ -10,7 +10,7 @@ use std::time::Duration;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Serialize;
 
-use super::{Shrunk, SubmissionResult, Verdict};
+use super::{SubmissionResult, Verdict};
 use crate::check::Unmatched;
 
 /// Scores as reports print them: at most two decimals, no trailing zeros.
@@ -169,10 +169,9 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
                     // One line: each move's fields joined by a space, the moves by ` / `.
                     let moves: Vec<String> =
                         s.moves.iter().map(|m| m.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
-                    let _ = write!(message, "; {}: {}", smallest_heading(s), moves.join(" / "));
+                    let _ = write!(message, "; {}: {}", s.heading(), moves.join(" / "));
                     // The XML text keeps no tabs: a tab between a move's fields becomes a space.
-                    let _ =
-                        write!(description, "\n\n{}:\n{}", smallest_heading(s), s.input.replace('\t', " "));
+                    let _ = write!(description, "\n\n{}:\n{}", s.heading(), s.input.replace('\t', " "));
                     if let Some(d) = &s.first_difference {
                         let _ = write!(description, "on it:\n{d}");
                     }
@@ -251,13 +250,6 @@ document.body.dataset.ready = 'yes';
 
 fn verdict_badge(verdict: Verdict) -> Markup {
     html! { span.verdict style={ "background:" (colour(verdict)) } { (verdict.name()) } }
-}
-
-/// How reports name a test's smallest failing input: `the smallest game
-/// that still fails (6 of the test's 11 move lines)`.
-#[must_use]
-pub fn smallest_heading(s: &Shrunk) -> String {
-    format!("the smallest game that still fails ({} of the test's {} {})", s.lines, s.original_lines, s.unit)
 }
 
 /// Expected and actual side by side, marking the lines that the comparison's
@@ -346,7 +338,7 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                         h3 { (t.test) }
                         @if let Some(s) = &t.smallest_failing_input {
                             div.smallest {
-                                h4 { (capitalized(&smallest_heading(s))) ": " (s.verdict.name()) ", " (s.detail) }
+                                h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (s.detail) }
                                 pre.input { (s.input) }
                                 (side_by_side(&s.expected, &s.actual, &s.unmatched))
                                 @if !s.stderr.is_empty() {
@@ -366,7 +358,7 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
 }
 
 /// `text` with its first letter a capital.
-fn capitalized(text: &str) -> String {
+pub(super) fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -51,9 +51,11 @@ pub struct Shrunk {
     pub lines: usize,
     /// How many the test has.
     pub original_lines: usize,
-    /// What those lines are: `move lines`, or a console's `lines`.
+    /// What was shrunk: a game (or a console's script), or a call of a
+    /// function (then `lines` counts the cases that failed, `original_lines`
+    /// the cases tried).
     #[serde(skip)]
-    pub unit: &'static str,
+    pub found: Found,
     /// The verdict on it: the test's.
     pub verdict: Verdict,
     /// What happened on it, as the test's `detail` says.
@@ -79,6 +81,37 @@ pub struct Shrunk {
     /// The lines of each answer the comparison left unmatched.
     #[serde(skip)]
     pub unmatched: Unmatched,
+}
+
+/// What a [`Shrunk`] input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A move file or a typed script, of which `unit` (`move lines`, or a
+    /// console's `lines`) were kept.
+    Game {
+        /// What its lines are.
+        unit: &'static str,
+    },
+    /// One call of a function (`grade --api`), the smallest that fails.
+    Call,
+}
+
+impl Shrunk {
+    /// How reports name it: `the smallest game that still fails (3 of the
+    /// test's 9 move lines)`, or `the smallest failing call (12 of 500 cases
+    /// failed)`.
+    #[must_use]
+    pub fn heading(&self) -> String {
+        match self.found {
+            Found::Game { unit } => format!(
+                "the smallest game that still fails ({} of the test's {} {unit})",
+                self.lines, self.original_lines
+            ),
+            Found::Call => {
+                format!("the smallest failing call ({} of {} cases failed)", self.lines, self.original_lines)
+            }
+        }
+    }
 }
 
 /// An input cut into the part shrinking keeps (a move file's header) and
