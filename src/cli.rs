@@ -16,8 +16,8 @@ mod values;
 
 use std::ffi::OsString;
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Write};
+use std::fs;
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,7 +25,7 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use thiserror::Error;
 
-use crate::batch::{self, Summary};
+use crate::batch::{self, JobError, Summary};
 use crate::board::{Geometry, Storage};
 use crate::check;
 use crate::corpus::GenError;
@@ -381,6 +381,19 @@ impl CliError {
     }
 }
 
+impl From<JobError> for CliError {
+    fn from(error: JobError) -> CliError {
+        match error {
+            JobError::Open { path, source } => CliError::Open { path: Shown::input(&path), source },
+            JobError::Directory { path } => CliError::Directory { path: Shown::input(&path) },
+            JobError::SameFile { path } => CliError::SameFile { path: Shown::Path(path) },
+            // A write error is `JobError::Write`, never inside `Referee`.
+            JobError::Referee { path, error } => CliError::referee(error, &path, None),
+            JobError::Write { path, source } => CliError::write(&path, source),
+        }
+    }
+}
+
 impl From<SuiteError> for CliError {
     fn from(error: SuiteError) -> CliError {
         match error {
@@ -572,10 +585,7 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
     let (jobs, clashes): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| seen.insert(job.output.clone()));
     let clashes =
         clashes.into_iter().map(|job| Err(CliError::SameOutput { input: job.input, output: job.output }));
-    // Each output is renamed into place whole, as a single -o is.
-    let results = batch::run_all(&jobs, options, |job, options| {
-        referee_file(&job.input, Some(&job.output), options, Durability::Renamed)
-    });
+    let results = batch::run_all(&jobs, options).into_iter().map(|result| result.map_err(CliError::from));
 
     let mut summary = Summary::default();
     let mut stderr = io::stderr().lock();
@@ -608,17 +618,7 @@ fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn BufRead>, Cl
     if is_dash(path) {
         return Ok(Box::new(io::stdin().lock()));
     }
-    let open_error = |source| CliError::Open { path: Shown::input(path), source };
-    let file = File::open(path).map_err(open_error)?;
-    if file.metadata().map_err(open_error)?.is_dir() {
-        return Err(CliError::Directory { path: Shown::input(path) });
-    }
-    if let Some(out) = output
-        && same_file::is_same_file(path, out).unwrap_or(false)
-    {
-        return Err(CliError::SameFile { path: Shown::output(output) });
-    }
-    Ok(Box::new(BufReader::with_capacity(64 << 10, file)))
+    Ok(Box::new(batch::open_move_file(path, output)?))
 }
 
 #[cfg(test)]

@@ -196,3 +196,30 @@ fn grade_names_a_languages_file_it_cannot_read() {
         format!("ttt-referee: {config}: cannot read: No such file or directory\n")
     );
 }
+
+/// An --out-dir that is the inputs' own directory would overwrite each input
+/// with its transcript: each is refused by name, and kept.
+#[test]
+fn a_batch_into_its_own_directory_refuses_to_overwrite_its_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let moves = dir.path().join("moves.txt");
+    fs::copy(fixture("TTTmoves.txt"), &moves).unwrap();
+    let missing = dir.path().join("missing.txt");
+    let err = fails(&[
+        moves.to_str().unwrap(),
+        missing.to_str().unwrap(),
+        "--out-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        err,
+        format!(
+            "ttt-referee: {}: is the input file; refusing to overwrite it (choose another output)\n\
+             ttt-referee: {}: cannot open: No such file or directory\n\
+             ttt-referee: 2 files: 0 won by X, 0 won by O, 0 Cat, 0 unfinished, 2 failed\n",
+            moves.display(),
+            missing.display()
+        )
+    );
+    assert_eq!(fs::read(&moves).unwrap(), fs::read(fixture("TTTmoves.txt")).unwrap());
+}
