@@ -690,6 +690,15 @@ mod tests {
             "cannot find this program to package it: No such file or directory; pass --binary"
         );
         assert_eq!(
+            CliError::Board { rows: 0, cols: 3, win: 3 }.to_string(),
+            "--board 0x3 --win 3 is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
+        );
+        // clap already refuses --points 0.
+        assert_eq!(
+            CliError::Scoring(ScoringError::Points(0.0)).to_string(),
+            "0 points: expected a number above 0"
+        );
+        assert_eq!(
             CliError::GameOver { path: Shown::Path("won.txt".into()), winner: Some(Mark::X) }.to_string(),
             "won.txt: the game is over (Winner: X); there is no move to hint"
         );
