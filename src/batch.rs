@@ -3,15 +3,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs;
-use std::io::{self, IsTerminal};
+use std::fs::{self, File};
+use std::io::{self, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use thiserror::Error;
 
 use crate::game::Outcome;
-use crate::referee::{Format, Options, Report};
+use crate::output::{Durability, Staged};
+use crate::referee::{self, Format, Options, RefereeError, Report};
 
 /// How a batch went: one count per ending, and how many files failed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -113,13 +115,92 @@ pub fn jobs(inputs: &[PathBuf], out_dir: &Path, format: Format) -> Result<Vec<Jo
         .collect())
 }
 
-/// Referees every job in parallel with `run`, showing a progress bar when
-/// standard error is a terminal, and returns each job's result in job order.
-pub fn run_all<E: Send>(
-    jobs: &[Job],
-    options: &Options,
-    run: impl Fn(&Job, &Options) -> Result<Report, E> + Sync,
-) -> Vec<Result<Report, E>> {
+/// Why one move file could not be refereed into its output; each names the
+/// path it concerns.
+#[derive(Debug, Error)]
+pub enum JobError {
+    /// The move file could not be opened.
+    #[error("{}: cannot open: {source}", .path.display())]
+    Open {
+        /// The move file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The move file is a directory.
+    #[error("{}: is a directory; expected a move file", .path.display())]
+    Directory {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The output is the move file itself, which writing would destroy.
+    #[error("{}: is the input file; refusing to overwrite it", .path.display())]
+    SameFile {
+        /// The output path given.
+        path: PathBuf,
+    },
+    /// The referee rejected the move file (malformed, or a board too big for
+    /// the options); never [`RefereeError::Write`], which is [`JobError::Write`].
+    #[error("{}: {error}", .path.display())]
+    Referee {
+        /// The move file.
+        path: PathBuf,
+        /// Why.
+        error: RefereeError,
+    },
+    /// The output could not be written or renamed into place.
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+/// Opens the move file `path` to referee it into `output` (if a file):
+/// refuses a directory, and an output that is the move file itself (under
+/// any name), before anything is written.
+///
+/// # Errors
+/// [`JobError::Open`], [`JobError::Directory`] or [`JobError::SameFile`].
+pub fn open_move_file(path: &Path, output: Option<&Path>) -> Result<BufReader<File>, JobError> {
+    let open_error = |source| JobError::Open { path: path.to_owned(), source };
+    let file = File::open(path).map_err(open_error)?;
+    if file.metadata().map_err(open_error)?.is_dir() {
+        return Err(JobError::Directory { path: path.to_owned() });
+    }
+    if let Some(out) = output
+        && same_file::is_same_file(path, out).unwrap_or(false)
+    {
+        return Err(JobError::SameFile { path: out.to_owned() });
+    }
+    Ok(BufReader::with_capacity(64 << 10, file))
+}
+
+/// Referees one job with `options`. Its output appears whole or not at all:
+/// renamed into place once written, as a single `-o` is, but not synced (a
+/// sync for each of many small files would cost more than the work).
+///
+/// # Errors
+/// Any [`JobError`]; the output is then left as it was.
+pub fn run(job: &Job, options: &Options) -> Result<Report, JobError> {
+    let input = open_move_file(&job.input, Some(&job.output))?;
+    let write_error = |source| JobError::Write { path: job.output.clone(), source };
+    let mut staged = Staged::file(&job.output, Durability::Renamed).map_err(write_error)?;
+    let report = referee::referee(input, &mut staged, options).map_err(|error| match error {
+        RefereeError::Write(source) => write_error(source),
+        error => JobError::Referee { path: job.input.clone(), error },
+    })?;
+    staged.commit().map_err(write_error)?;
+    Ok(report)
+}
+
+/// Referees every job in parallel with `options` (each as [`run`] does),
+/// showing a progress bar when standard error is a terminal, and returns
+/// each job's result in job order.
+#[must_use]
+pub fn run_all(jobs: &[Job], options: &Options) -> Vec<Result<Report, JobError>> {
     let progress = if io::stderr().is_terminal() {
         let bar = ProgressBar::new(jobs.len() as u64);
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}") {
@@ -158,6 +239,44 @@ mod tests {
         assert_eq!(names, [out.join("a.txt"), out.join("b.txt"), out.join("c.txt")]);
         let json = super::jobs(&[PathBuf::from("g.txt")], out, Format::Json).unwrap();
         assert_eq!(json[0].output, out.join("g.json"));
+    }
+
+    #[test]
+    fn a_job_that_fails_names_its_path_and_leaves_its_output_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options::default();
+        let moves = dir.path().join("m.txt");
+        fs::write(&moves, "Game\nX: a O: b\n\nX 5\n").unwrap();
+
+        let missing = Job { input: dir.path().join("none.txt"), output: dir.path().join("none.out") };
+        let error = run(&missing, &options).unwrap_err();
+        assert!(matches!(&error, JobError::Open { path, .. } if *path == missing.input), "{error:?}");
+        assert!(error.to_string().ends_with("none.txt: cannot open: No such file or directory (os error 2)"));
+
+        let onto_itself = Job { input: moves.clone(), output: moves.clone() };
+        let error = run(&onto_itself, &options).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{}: is the input file; refusing to overwrite it", moves.display())
+        );
+        assert_eq!(fs::read_to_string(&moves).unwrap(), "Game\nX: a O: b\n\nX 5\n");
+
+        let nowhere = Job { input: moves.clone(), output: dir.path().join("no/such/m.txt") };
+        let error = run(&nowhere, &options).unwrap_err();
+        assert!(matches!(&error, JobError::Write { path, .. } if *path == nowhere.output), "{error:?}");
+
+        let bad = dir.path().join("bad.txt");
+        fs::write(&bad, "").unwrap();
+        let kept = Job { input: bad.clone(), output: dir.path().join("kept.txt") };
+        fs::write(&kept.output, "old").unwrap();
+        let error = run(&kept, &options).unwrap_err();
+        assert!(matches!(&error, JobError::Referee { path, .. } if *path == bad), "{error:?}");
+        assert!(error.to_string().starts_with(&format!("{}: line 1: the file is empty", bad.display())));
+        assert_eq!(fs::read_to_string(&kept.output).unwrap(), "old");
+
+        let good = Job { input: moves, output: dir.path().join("good.txt") };
+        assert!(run(&good, &options).unwrap().game.outcome().is_none());
+        assert!(fs::read_to_string(&good.output).unwrap().ends_with("Winner: None\n"));
     }
 
     #[test]

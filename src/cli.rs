@@ -16,8 +16,8 @@ mod values;
 
 use std::ffi::OsString;
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Write};
+use std::fs;
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,11 +25,19 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use thiserror::Error;
 
-use crate::batch::{self, Summary};
+use crate::batch::{self, JobError, Summary};
 use crate::board::{Geometry, Storage};
 use crate::check;
+use crate::corpus::GenError;
+use crate::engine::EngineError;
+use crate::grade::GradeError;
+use crate::grade::gradescope::ScoringError;
+use crate::grade::language::ConfigError;
+use crate::grade::suite::SuiteError;
 use crate::movefile::ParseError;
 use crate::output::{Durability, Staged};
+use crate::play::{PlayError, Profile};
+use crate::player::Mark;
 use crate::referee::{self, Format, Options, RefereeError, Report};
 use crate::render::Style;
 use crate::sandbox;
@@ -208,11 +216,7 @@ impl BoardArgs {
     fn geometry(&self) -> Result<Geometry, CliError> {
         let (rows, cols) = self.board.unwrap_or((3, 3));
         let win = self.win.unwrap_or_else(|| rows.max(cols).min(3));
-        Geometry::new(rows, cols, win).map_err(|_| {
-            CliError::Message(format!(
-                "--board {rows}x{cols} --win {win} is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
-            ))
-        })
+        Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })
     }
 }
 
@@ -247,11 +251,16 @@ fn one_line(value: &str) -> Result<String, String> {
     if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }
 }
 
-/// Why a run failed. Each message starts with the path it concerns.
+/// Why a run failed. Every message that concerns a file starts with its path;
+/// each usage mistake clap cannot see has its own variant. All exit with
+/// [`EXIT_ERROR`] (but for [`CliError::BrokenPipe`]).
 #[derive(Debug, Error)]
 enum CliError {
+    /// A move file is malformed.
     #[error("{path}:{}: {}", .error.line(), .error.kind())]
     Malformed { path: Shown, error: ParseError },
+    /// The referee cannot play a move file through (a board too big for the
+    /// options given).
     #[error("{path}: {error}")]
     Unplayable { path: Shown, error: RefereeError },
     #[error("{path}: cannot open: {}", describe(.source))]
@@ -262,12 +271,83 @@ enum CliError {
     Directory { path: Shown },
     #[error("{path}: cannot write: {}", describe(.source))]
     Write { path: Shown, source: io::Error },
+    /// The output named is the move file itself.
     #[error("{path}: is the input file; refusing to overwrite it (choose another output)")]
     SameFile { path: Shown },
-    /// Anything else, already worded: a usage mistake clap cannot see, a
-    /// batch input that clashes, an engine that cannot play the game.
-    #[error("{0}")]
-    Message(String),
+
+    /// `--board` and `--win` that make no board.
+    #[error(
+        "--board {rows}x{cols} --win {win} is not a playable board; expected sides from 1 to {max} and a win from 1 to the longer side",
+        max = crate::board::MAX_SIDE
+    )]
+    Board { rows: u32, cols: u32, win: u32 },
+    /// Several move files without `--out-dir`.
+    #[error("{count} move files given; several files need --out-dir DIR")]
+    SeveralInputs { count: usize },
+    /// `-` among the inputs of `--out-dir`.
+    #[error("standard input (`-`) cannot be refereed with --out-dir")]
+    StdinInBatch,
+    /// Two batch inputs with one file name: the later one is refused.
+    #[error("{}: another input has the same file name; its output would overwrite {}", .input.display(), .output.display())]
+    SameOutput { input: PathBuf, output: PathBuf },
+    /// `check` with neither a pair of files nor a pair of directories (clap
+    /// prevents it; kept as an error, not a panic).
+    #[error("check needs MOVES TRANSCRIPT, or --moves DIR --transcripts DIR")]
+    CheckInputs,
+    /// `hint` on a finished game.
+    #[error("{path}: the game is over (Winner: {}); there is no move to hint", winner_name(*.winner))]
+    GameOver { path: Shown, winner: Option<Mark> },
+    /// The engine asked for a hint cannot play this game.
+    #[error("{path}: {error}")]
+    Engine { path: Shown, error: EngineError },
+    /// `gen --within cs1044` with another board or player count.
+    #[error("--within cs1044: {0}; drop --board, --win and --players")]
+    Within(GenError),
+    /// `gen` made a move file the referee rejects (a bug in the generator).
+    #[error("{}: generated a file the referee rejects: {error}", .path.display())]
+    Generated { path: PathBuf, error: RefereeError },
+    /// `play --board`/`--win` with a profile that asks for the board itself.
+    #[error("--board and --win do not apply to a profile that asks for the board itself; leave them out")]
+    BoardWithProfile { profile: Profile },
+    /// `play --x`/`--o` with a profile that asks who plays each side.
+    #[error("--x and --o do not apply to a profile that asks who plays each side; leave them out")]
+    SidesWithProfile { profile: Profile },
+    /// A game `play` recorded does not referee (a bug in the console); the
+    /// path is the transcript that could not be made.
+    #[error("{}: the recorded game does not referee: {error}", .path.display())]
+    Recorded { path: PathBuf, error: RefereeError },
+    /// A computer player cannot play the game `play` set up.
+    #[error(transparent)]
+    Play(PlayError),
+    /// `grade --io` with `--profile`.
+    #[error(
+        "--io does not apply with --profile: a console program reads its script on standard input and answers on standard output"
+    )]
+    IoWithProfile,
+    /// The tests cannot be read or answered (each names its file).
+    #[error(transparent)]
+    Suite(SuiteError),
+    /// The languages file (`grade.toml`, `--config`) is not valid.
+    #[error(transparent)]
+    Config(ConfigError),
+    /// `--points` or a visibility pattern that is not one.
+    #[error(transparent)]
+    Scoring(ScoringError),
+    /// `--gradescope` with more than one submission.
+    #[error("--gradescope writes the results of one submission; {count} were given")]
+    GradescopeNeedsOne { count: usize },
+    /// No directory among the submissions.
+    #[error("no submissions to grade: expected one directory per student")]
+    NoSubmissions,
+    /// The grader cannot start (the sandbox, `--run`, `--require-sandbox`).
+    #[error(transparent)]
+    Grade(GradeError),
+    /// Grading started, then could not go on.
+    #[error("grading stopped: {0}")]
+    GradingStopped(GradeError),
+    /// The autograder commands cannot find this program to package it.
+    #[error("cannot find this program to package it: {}; pass --binary", describe(.0))]
+    CurrentExe(io::Error),
     /// Standard output was closed by its reader: not worth a message.
     #[error("broken pipe")]
     BrokenPipe,
@@ -286,25 +366,96 @@ impl CliError {
             CliError::Write { path: Shown::output(None), source }
         }
     }
+
+    /// The referee's `error` refereeing `moves` into `output` (standard
+    /// output if `None`), with the path each concerns: the one conversion of
+    /// a [`RefereeError`] on a file someone gave.
+    fn referee(error: RefereeError, moves: &Path, output: Option<&Path>) -> CliError {
+        match error {
+            RefereeError::Parse(error) => CliError::Malformed { path: Shown::input(moves), error },
+            RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
+            error @ (RefereeError::TooBigForDense(_) | RefereeError::TooBigToPrint(_)) => {
+                CliError::Unplayable { path: Shown::input(moves), error }
+            }
+        }
+    }
+}
+
+impl From<JobError> for CliError {
+    fn from(error: JobError) -> CliError {
+        match error {
+            JobError::Open { path, source } => CliError::Open { path: Shown::input(&path), source },
+            JobError::Directory { path } => CliError::Directory { path: Shown::input(&path) },
+            JobError::SameFile { path } => CliError::SameFile { path: Shown::Path(path) },
+            // A write error is `JobError::Write`, never inside `Referee`.
+            JobError::Referee { path, error } => CliError::referee(error, &path, None),
+            JobError::Write { path, source } => CliError::write(&path, source),
+        }
+    }
+}
+
+impl From<SuiteError> for CliError {
+    fn from(error: SuiteError) -> CliError {
+        match error {
+            SuiteError::Malformed { path, error } => {
+                CliError::referee(RefereeError::Parse(error), &path, None)
+            }
+            SuiteError::Unplayable { path, error } => CliError::referee(error, &path, None),
+            SuiteError::Read { path, source } => CliError::Read { path: Shown::Path(path), source },
+            error => CliError::Suite(error),
+        }
+    }
+}
+
+impl From<ConfigError> for CliError {
+    fn from(error: ConfigError) -> CliError {
+        match error {
+            ConfigError::Read { path, source } => CliError::Read { path: Shown::Path(path), source },
+            error @ ConfigError::Invalid { .. } => CliError::Config(error),
+        }
+    }
+}
+
+impl From<PlayError> for CliError {
+    fn from(error: PlayError) -> CliError {
+        match error {
+            PlayError::Output(source) => CliError::stdout(source),
+            PlayError::Input(source) => CliError::Read { path: Shown::Stdin, source },
+            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. }) => CliError::Play(error),
+        }
+    }
+}
+
+/// The winner as a transcript's `Winner:` line names it: a mark, or `Cat`.
+fn winner_name(winner: Option<Mark>) -> String {
+    winner.map_or_else(|| "Cat".to_owned(), |mark| mark.to_string())
 }
 
 /// A path as messages show it: `<stdin>` and `<stdout>` for `-`.
 #[derive(Debug)]
-struct Shown(String);
+enum Shown {
+    Stdin,
+    Stdout,
+    Path(PathBuf),
+}
 
 impl Shown {
     fn input(path: &Path) -> Shown {
-        Shown(if is_dash(path) { "<stdin>".to_owned() } else { path.display().to_string() })
+        if is_dash(path) { Shown::Stdin } else { Shown::Path(path.to_owned()) }
     }
 
     fn output(path: Option<&Path>) -> Shown {
-        Shown(path.map_or_else(|| "<stdout>".to_owned(), |p| p.display().to_string()))
+        path.map_or(Shown::Stdout, |p| Shown::Path(p.to_owned()))
     }
 }
 
 impl fmt::Display for Shown {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Shown::Stdin => f.write_str("<stdin>"),
+            Shown::Stdout => f.write_str("<stdout>"),
+            Shown::Path(path) => write!(f, "{}", path.display()),
+        }
     }
 }
 
@@ -381,10 +532,7 @@ fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
         return run_batch(&args.moves, out_dir, &options);
     }
     let [moves] = args.moves.as_slice() else {
-        return Err(CliError::Message(format!(
-            "{} move files given; several files need --out-dir DIR",
-            args.moves.len()
-        )));
+        return Err(CliError::SeveralInputs { count: args.moves.len() });
     };
     let output = args.output.as_deref().filter(|p| !is_dash(p));
     // Renamed into place whole: a kill or a failure never leaves half a file.
@@ -412,13 +560,8 @@ fn referee_file(
         Some(path) => Staged::file(path, durability).map_err(|source| CliError::write(path, source))?,
         None => Staged::stdout(),
     };
-    let report = referee::referee(input, &mut staged, options).map_err(|e| match e {
-        RefereeError::Parse(error) => CliError::Malformed { path: Shown::input(moves), error },
-        RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
-        error @ (RefereeError::TooBigForDense(_) | RefereeError::TooBigToPrint(_)) => {
-            CliError::Unplayable { path: Shown::input(moves), error }
-        }
-    })?;
+    let report =
+        referee::referee(input, &mut staged, options).map_err(|e| CliError::referee(e, moves, output))?;
     staged.commit().map_err(|source| match output {
         Some(path) => CliError::write(path, source),
         None => CliError::stdout(source),
@@ -430,7 +573,7 @@ fn referee_file(
 /// failure, then a summary, on standard error.
 fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8, CliError> {
     if inputs.iter().any(|p| is_dash(p)) {
-        return Err(CliError::Message("standard input (`-`) cannot be refereed with --out-dir".to_owned()));
+        return Err(CliError::StdinInBatch);
     }
     fs::create_dir_all(out_dir).map_err(|source| CliError::write(out_dir, source))?;
     let jobs = batch::jobs(inputs, out_dir, options.format)
@@ -440,17 +583,9 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
     // first keeps the name, the others fail.
     let mut seen = std::collections::HashSet::new();
     let (jobs, clashes): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| seen.insert(job.output.clone()));
-    let clashes = clashes.into_iter().map(|job| {
-        Err(CliError::Message(format!(
-            "{}: another input has the same file name; its output would overwrite {}",
-            job.input.display(),
-            job.output.display()
-        )))
-    });
-    // Each output is renamed into place whole, as a single -o is.
-    let results = batch::run_all(&jobs, options, |job, options| {
-        referee_file(&job.input, Some(&job.output), options, Durability::Renamed)
-    });
+    let clashes =
+        clashes.into_iter().map(|job| Err(CliError::SameOutput { input: job.input, output: job.output }));
+    let results = batch::run_all(&jobs, options).into_iter().map(|result| result.map_err(CliError::from));
 
     let mut summary = Summary::default();
     let mut stderr = io::stderr().lock();
@@ -483,17 +618,7 @@ fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn BufRead>, Cl
     if is_dash(path) {
         return Ok(Box::new(io::stdin().lock()));
     }
-    let open_error = |source| CliError::Open { path: Shown::input(path), source };
-    let file = File::open(path).map_err(open_error)?;
-    if file.metadata().map_err(open_error)?.is_dir() {
-        return Err(CliError::Directory { path: Shown::input(path) });
-    }
-    if let Some(out) = output
-        && same_file::is_same_file(path, out).unwrap_or(false)
-    {
-        return Err(CliError::SameFile { path: Shown::output(output) });
-    }
-    Ok(Box::new(BufReader::with_capacity(64 << 10, file)))
+    Ok(Box::new(batch::open_move_file(path, output)?))
 }
 
 #[cfg(test)]
@@ -503,6 +628,94 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The referee's error on `text`.
+    fn refereed(text: &str, options: &Options) -> RefereeError {
+        referee::referee(text.as_bytes(), io::sink(), options).unwrap_err()
+    }
+
+    fn too_big_to_print() -> RefereeError {
+        RefereeError::TooBigToPrint(Geometry::new(5000, 5000, 3).unwrap())
+    }
+
+    #[test]
+    fn referee_errors_name_the_file_they_concern() {
+        let malformed = CliError::referee(refereed("", &Options::default()), Path::new("-"), None);
+        assert!(matches!(malformed, CliError::Malformed { path: Shown::Stdin, .. }), "{malformed:?}");
+        assert!(malformed.to_string().starts_with("<stdin>:1: the file is empty; expected a title line"));
+
+        let unplayable = CliError::referee(too_big_to_print(), Path::new("big.txt"), None);
+        assert!(
+            matches!(&unplayable, CliError::Unplayable { path: Shown::Path(p), .. } if p == Path::new("big.txt"))
+        );
+        assert_eq!(
+            unplayable.to_string(),
+            "big.txt: a 5000x5000 board has 25000000 squares, too many to print (at most 16777216); use --boards none"
+        );
+
+        let write = RefereeError::Write(io::Error::from_raw_os_error(28));
+        let unwritable = CliError::referee(write, Path::new("in.txt"), Some(Path::new("out.txt")));
+        assert_eq!(unwritable.to_string(), "out.txt: cannot write: No space left on device");
+        let write = RefereeError::Write(io::Error::from_raw_os_error(28));
+        assert_eq!(
+            CliError::referee(write, Path::new("in.txt"), None).to_string(),
+            "<stdout>: cannot write: No space left on device"
+        );
+    }
+
+    #[test]
+    fn errors_no_command_line_should_reach_still_say_what_and_where() {
+        assert_eq!(
+            CliError::CheckInputs.to_string(),
+            "check needs MOVES TRANSCRIPT, or --moves DIR --transcripts DIR"
+        );
+        let generated =
+            CliError::Generated { path: "corpus/game-0001.txt".into(), error: too_big_to_print() };
+        assert!(
+            generated.to_string().starts_with(
+                "corpus/game-0001.txt: generated a file the referee rejects: a 5000x5000 board has"
+            ),
+            "{generated}"
+        );
+        let recorded = CliError::Recorded { path: "game-2.out".into(), error: too_big_to_print() };
+        assert!(
+            recorded
+                .to_string()
+                .starts_with("game-2.out: the recorded game does not referee: a 5000x5000 board"),
+            "{recorded}"
+        );
+        assert_eq!(
+            CliError::CurrentExe(io::Error::from_raw_os_error(2)).to_string(),
+            "cannot find this program to package it: No such file or directory; pass --binary"
+        );
+        assert_eq!(
+            CliError::Board { rows: 0, cols: 3, win: 3 }.to_string(),
+            "--board 0x3 --win 3 is not a playable board; expected sides from 1 to 1000000 and a win from 1 to the longer side"
+        );
+        // clap already refuses --points 0.
+        assert_eq!(
+            CliError::Scoring(ScoringError::Points(0.0)).to_string(),
+            "0 points: expected a number above 0"
+        );
+        assert_eq!(
+            CliError::GameOver { path: Shown::Path("won.txt".into()), winner: Some(Mark::X) }.to_string(),
+            "won.txt: the game is over (Winner: X); there is no move to hint"
+        );
+    }
+
+    #[test]
+    fn a_grading_that_cannot_start_its_threads_says_so_without_a_path() {
+        let source = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .spawn_handler(|_| Err(io::Error::from_raw_os_error(11)))
+            .build()
+            .unwrap_err();
+        let stopped = CliError::GradingStopped(GradeError::Threads { jobs: 3, source });
+        assert_eq!(
+            stopped.to_string(),
+            "grading stopped: cannot start 3 worker threads: Resource temporarily unavailable (os error 11)"
+        );
     }
 
     #[test]

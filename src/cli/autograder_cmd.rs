@@ -95,8 +95,7 @@ impl Package {
         plan.plan()?;
         let binary = match binary {
             Some(path) => path.to_owned(),
-            None => std::env::current_exe()
-                .map_err(|e| CliError::Message(format!("cannot find this program: {e}")))?,
+            None => std::env::current_exe().map_err(CliError::CurrentExe)?,
         };
         let guard = binary.with_file_name("ttt-guard");
         let mut files = Vec::new();

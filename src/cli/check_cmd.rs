@@ -11,8 +11,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{
-    CliError, EXIT_DIFFERENCES, EXIT_ERROR, EXIT_SUCCESS, HeaderArg, LayoutArgs, RefereeError, Shown,
-    is_dash, open_input,
+    CliError, EXIT_DIFFERENCES, EXIT_ERROR, EXIT_SUCCESS, HeaderArg, LayoutArgs, Shown, is_dash, open_input,
 };
 use crate::batch;
 use crate::check::Difference;
@@ -90,19 +89,15 @@ pub(super) fn run(args: &CheckArgs) -> Result<u8, CliError> {
     match (&args.moves_dir, &args.transcripts_dir, &args.moves, &args.transcript) {
         (Some(moves), Some(transcripts), _, _) => run_dirs(moves, transcripts, &options, check, args.format),
         (_, _, Some(moves), Some(transcript)) => run_one(moves, transcript, &options, check),
-        _ => Err(CliError::Message(
-            "check needs MOVES TRANSCRIPT, or --moves DIR --transcripts DIR".to_owned(),
-        )),
+        _ => Err(CliError::CheckInputs),
     }
 }
 
 /// The referee's transcript of `moves`.
 fn expected(moves: &Path, options: &Options) -> Result<Vec<u8>, CliError> {
     let mut transcript = Vec::new();
-    referee::referee(open_input(moves, None)?, &mut transcript, options).map_err(|e| match e {
-        RefereeError::Parse(error) => CliError::Malformed { path: Shown::input(moves), error },
-        other => CliError::Unplayable { path: Shown::input(moves), error: other },
-    })?;
+    referee::referee(open_input(moves, None)?, &mut transcript, options)
+        .map_err(|e| CliError::referee(e, moves, None))?;
     Ok(transcript)
 }
 

@@ -101,9 +101,7 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
         players: usize::from(args.players),
         guarantees: args.within.into(),
     };
-    options
-        .check()
-        .map_err(|e| CliError::Message(format!("--within cs1044: {e}; drop --board, --win and --players")))?;
+    options.check().map_err(CliError::Within)?;
     let referee_options = args.layout.options(Format::Text);
     fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;
     let digits = args.count.to_string().len().max(4);
@@ -116,14 +114,13 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
         return Ok(EXIT_SUCCESS);
     }
     for index in 0..args.count {
-        let text = move_file(&options, index).map_err(|e| CliError::Message(e.to_string()))?;
+        let text = move_file(&options, index).map_err(CliError::Within)?;
         let path = args.out_dir.join(format!("game-{:0digits$}.txt", index + 1));
         write_file(&path, text.as_bytes())?;
         if args.with_transcripts {
             let mut transcript = Vec::new();
-            referee::referee(text.as_bytes(), &mut transcript, &referee_options).map_err(|e| {
-                CliError::Message(format!("{}: generated a file the referee rejects: {e}", path.display()))
-            })?;
+            referee::referee(text.as_bytes(), &mut transcript, &referee_options)
+                .map_err(|error| CliError::Generated { path: path.clone(), error })?;
             let path = path.with_extension("expected");
             write_file(&path, &transcript)?;
         }

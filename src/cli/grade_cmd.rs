@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs, Shown};
+use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs};
 use crate::check::CheckOptions;
 use crate::grade::gradescope::{self, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
@@ -268,7 +268,7 @@ impl ScoringArgs {
         .into_iter()
         .flat_map(|(patterns, v)| patterns.iter().map(move |p| (p.clone(), v)))
         .collect();
-        Scoring::new(self.points, &rules).map_err(CliError::Message)
+        Scoring::new(self.points, &rules).map_err(CliError::Scoring)
     }
 }
 
@@ -291,9 +291,7 @@ impl PlanArgs {
     /// The plan these flags describe, with its tests read and answered.
     pub(super) fn plan(&self) -> Result<Plan, CliError> {
         if self.profile.is_some() && self.io != IoMode::Files {
-            return Err(CliError::Message(
-                "--io does not apply with --profile: a console program reads its script on standard input and answers on standard output".to_owned(),
-            ));
+            return Err(CliError::IoWithProfile);
         }
         let expected = match self.profile {
             Some(profile) => Expected::Console { profile, seed: self.seed },
@@ -304,18 +302,8 @@ impl PlanArgs {
             Err(SuiteError::Empty { .. }) if self.generate > 0 => Ok(Vec::new()),
             loaded => loaded,
         };
-        let mut tests = loaded.map_err(|e| match e {
-            SuiteError::Malformed { path, error } => CliError::Malformed { path: Shown::input(&path), error },
-            SuiteError::Unplayable { path, error } => {
-                CliError::Unplayable { path: Shown::input(&path), error }
-            }
-            SuiteError::Read { path, source } => CliError::Read { path: Shown::input(&path), source },
-            e => CliError::Message(e.to_string()),
-        })?;
-        tests.extend(
-            suite::generate(&expected, self.generate, self.seed)
-                .map_err(|e| CliError::Message(e.to_string()))?,
-        );
+        let mut tests = loaded?;
+        tests.extend(suite::generate(&expected, self.generate, self.seed)?);
         let programs = if self.build.is_some() || self.run.is_some() {
             Programs::Given {
                 build: self.build.clone(),
@@ -327,7 +315,7 @@ impl PlanArgs {
                 beside.is_file().then_some(beside)
             });
             Programs::Detected(match config {
-                Some(path) => Languages::from_config(&path).map_err(|e| CliError::Message(e.to_string()))?,
+                Some(path) => Languages::from_config(&path)?,
                 None => Languages::builtin(),
             })
         };
@@ -382,10 +370,7 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
 fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     let scoring = args.scoring.scoring()?;
     if args.gradescope.is_some() && args.submissions.len() != 1 {
-        return Err(CliError::Message(format!(
-            "--gradescope writes the results of one submission; {} were given",
-            args.submissions.len()
-        )));
+        return Err(CliError::GradescopeNeedsOne { count: args.submissions.len() });
     }
     // A stray file among `students/*` is no reason to stop a whole class.
     let mut submissions = Vec::new();
@@ -401,14 +386,12 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         }
     }
     if submissions.is_empty() {
-        return Err(CliError::Message(
-            "no submissions to grade: expected one directory per student".to_owned(),
-        ));
+        return Err(CliError::NoSubmissions);
     }
     let plan = args.plan.plan()?;
     let tests: Vec<String> = plan.tests.iter().map(|t| t.name.clone()).collect();
     let limits = plan.limits;
-    let grader = Grader::new(plan).map_err(|e| CliError::Message(e.to_string()))?;
+    let grader = Grader::new(plan).map_err(CliError::Grade)?;
     let protection_text = grader.protections().to_string();
     let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{protection_text}");
 
@@ -434,9 +417,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         );
         let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
     }
-    let outcome = grader
-        .grade(&submissions, &|| bar.inc(1))
-        .map_err(|e| CliError::Message(format!("grading stopped: {e}")))?;
+    let outcome = grader.grade(&submissions, &|| bar.inc(1)).map_err(CliError::GradingStopped)?;
     bar.finish_and_clear();
     drop(grader);
     let results = outcome.results;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{CliError, EXIT_SUCCESS, RefereeError, Shown, open_input};
+use super::{CliError, EXIT_SUCCESS, Shown, open_input};
 use crate::engine::{EngineError, EngineKind};
 use crate::game::Outcome;
 use crate::play::Thinking;
@@ -51,24 +51,20 @@ pub(super) fn run(args: &HintArgs) -> Result<u8, CliError> {
     let path = || Shown::input(&args.moves);
     let options =
         Options { layout: Layout { boards: Boards::None, ..Layout::default() }, ..Options::default() };
-    let report =
-        referee::referee(open_input(&args.moves, None)?, io::sink(), &options).map_err(|e| match e {
-            RefereeError::Parse(error) => CliError::Malformed { path: path(), error },
-            other => CliError::Unplayable { path: path(), error: other },
-        })?;
+    let report = referee::referee(open_input(&args.moves, None)?, io::sink(), &options)
+        .map_err(|e| CliError::referee(e, &args.moves, None))?;
     let game = report.game;
     let thinking =
         Thinking { time_limit: Some(args.time), hash_mb: args.hash, watcher: Some(crate::spinner::watcher) };
     let choice = thinking.engine(args.engine, args.seed).choose(&game).map_err(|error| match error {
-        EngineError::GameOver => CliError::Message(format!(
-            "{}: the game is over (Winner: {}); there is no move to hint",
-            path(),
-            match game.outcome() {
-                Some(Outcome::Win(p)) => game.players().get(p).mark.to_string(),
-                _ => "Cat".to_owned(),
-            }
-        )),
-        other => CliError::Message(format!("{}: {other}", path())),
+        EngineError::GameOver => CliError::GameOver {
+            path: path(),
+            winner: match game.outcome() {
+                Some(Outcome::Win(p)) => Some(game.players().get(p).mark),
+                _ => None,
+            },
+        },
+        error => CliError::Engine { path: path(), error },
     })?;
     let mut out = io::stdout().lock();
     match (choice.value, choice.search) {

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
+use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
 use crate::output::Durability;
 use crate::play::extended::Extended;
 use crate::play::smalltalk::Smalltalk;
 use crate::play::uri::Uri;
 use crate::play::xtreme::Xtreme;
-use crate::play::{self, Console, Driver, Plain, PlayError, Profile, Side, Thinking};
+use crate::play::{self, Console, Driver, Plain, Profile, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
 
@@ -84,15 +84,10 @@ pub(super) struct PlayArgs {
 
 pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     if args.profile.sets_up_its_own_board() && (args.board.board.is_some() || args.board.win.is_some()) {
-        return Err(CliError::Message(
-            "--board and --win do not apply to a profile that asks for the board itself; leave them out"
-                .to_owned(),
-        ));
+        return Err(CliError::BoardWithProfile { profile: args.profile });
     }
     if args.profile.asks_its_own_players() && (args.x.is_some() || args.o.is_some()) {
-        return Err(CliError::Message(
-            "--x and --o do not apply to a profile that asks who plays each side; leave them out".to_owned(),
-        ));
+        return Err(CliError::SidesWithProfile { profile: args.profile });
     }
     let geometry = args.board.geometry()?;
     let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
@@ -116,26 +111,15 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
             save(&numbered(path, number), moves.as_bytes())?;
         }
         if let Some(path) = &args.output {
+            let path = numbered(path, number);
             let mut transcript = Vec::new();
             referee::referee(moves.as_bytes(), &mut transcript, &options)
-                .map_err(|e| CliError::Message(format!("the recorded game does not referee: {e}")))?;
-            save(&numbered(path, number), &transcript)?;
+                .map_err(|error| CliError::Recorded { path: path.clone(), error })?;
+            save(&path, &transcript)?;
         }
         Ok::<(), CliError>(())
     })?;
     Ok(EXIT_SUCCESS)
-}
-
-impl From<PlayError> for CliError {
-    fn from(error: PlayError) -> CliError {
-        match error {
-            PlayError::Output(source) => CliError::stdout(source),
-            PlayError::Input(source) => CliError::Read { path: Shown("<stdin>".into()), source },
-            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. }) => {
-                CliError::Message(error.to_string())
-            }
-        }
-    }
 }
 
 /// `path` for game `number`: the first game's as given, later ones with

@@ -26,6 +26,22 @@ pub enum Visibility {
     AfterPublished,
 }
 
+/// Why a [`Scoring`] cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ScoringError {
+    /// The points are not a number above 0.
+    #[error("{0} points: expected a number above 0")]
+    Points(f64),
+    /// A visibility pattern is not a glob.
+    #[error("`{pattern}` is not a name pattern: {source}")]
+    Pattern {
+        /// The pattern as given.
+        pattern: String,
+        /// Why it is not one.
+        source: globset::Error,
+    },
+}
+
 /// How a submission's tests become Gradescope points.
 #[derive(Clone, Debug)]
 pub struct Scoring {
@@ -38,9 +54,9 @@ impl Scoring {
     /// tests; `rules` give a test's visibility by its name (the first
     /// matching pattern wins, otherwise it is visible). A pattern that is not
     /// a glob is an error naming it.
-    pub fn new(points: f64, rules: &[(String, Visibility)]) -> Result<Scoring, String> {
+    pub fn new(points: f64, rules: &[(String, Visibility)]) -> Result<Scoring, ScoringError> {
         if !(points.is_finite() && points > 0.0) {
-            return Err(format!("{points} points: expected a number above 0"));
+            return Err(ScoringError::Points(points));
         }
         #[allow(
             clippy::cast_possible_truncation,
@@ -51,12 +67,12 @@ impl Scoring {
         let rules = rules
             .iter()
             .map(|(pattern, visibility)| {
-                let glob =
-                    Glob::new(pattern).map_err(|e| format!("`{pattern}` is not a name pattern: {e}"))?;
-                let set = GlobSetBuilder::new().add(glob).build().map_err(|e| e.to_string())?;
+                let invalid = |source| ScoringError::Pattern { pattern: pattern.clone(), source };
+                let glob = Glob::new(pattern).map_err(invalid)?;
+                let set = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
                 Ok((set, *visibility))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, ScoringError>>()?;
         Ok(Scoring { points, rules })
     }
 
@@ -265,7 +281,7 @@ mod tests {
             "visible"
         );
         assert_eq!(
-            Scoring::new(1.0, &[("a[".to_owned(), Visibility::Hidden)]).unwrap_err(),
+            Scoring::new(1.0, &[("a[".to_owned(), Visibility::Hidden)]).unwrap_err().to_string(),
             "`a[` is not a name pattern: error parsing glob 'a[': unclosed character class; missing ']'"
         );
     }

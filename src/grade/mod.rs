@@ -410,10 +410,11 @@ impl Grader {
     /// time. `progress` is called after each test (and each test a failed
     /// build leaves unrun).
     pub fn grade(&self, submissions: &[PathBuf], progress: &(dyn Fn() + Sync)) -> Result<Graded, GradeError> {
-        let pool =
-            rayon::ThreadPoolBuilder::new().num_threads(self.plan.jobs.max(1)).build().map_err(|e| {
-                GradeError::Io { path: PathBuf::from("(thread pool)"), source: io::Error::other(e) }
-            })?;
+        let jobs = self.plan.jobs.max(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|source| GradeError::Threads { jobs, source })?;
         let outcomes: Vec<Result<Option<SubmissionResult>, GradeError>> = pool.install(|| {
             submissions
                 .par_iter()

@@ -153,3 +153,73 @@ fn gen_that_cannot_write_a_file_says_which_and_leaves_no_partial_file() {
     names.sort();
     assert_eq!(names, ["game-0001.txt", "game-0002.txt"]);
 }
+
+#[test]
+fn standard_input_cannot_join_a_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        fails(&["-", "--out-dir", dir.path().to_str().unwrap()]),
+        "ttt-referee: standard input (`-`) cannot be refereed with --out-dir\n"
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn hint_on_a_won_game_names_the_file_and_the_winner() {
+    assert_eq!(
+        fails(&["hint", "fixtures/classic/o-wins-row.txt"]),
+        "ttt-referee: fixtures/classic/o-wins-row.txt: the game is over (Winner: O); there is no move to hint\n"
+    );
+}
+
+#[test]
+fn grade_names_a_visibility_pattern_that_is_not_one() {
+    // The scoring is read first: neither the tests nor the submission is looked at.
+    assert_eq!(
+        fails(&["grade", "--tests", "fixtures/no-such-dir", "--hidden", "a[", "no-such-student"]),
+        "ttt-referee: `a[` is not a name pattern: error parsing glob 'a[': unclosed character class; missing ']'\n"
+    );
+}
+
+#[test]
+fn grade_names_a_languages_file_it_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tests, student) = (dir.path().join("tests"), dir.path().join("ann"));
+    fs::create_dir(&tests).unwrap();
+    fs::create_dir(&student).unwrap();
+    fs::copy(fixture("TTTmoves.txt"), tests.join("t1.txt")).unwrap();
+    let config = dir.path().join("missing.toml");
+    let (tests, config, student) =
+        (tests.to_str().unwrap(), config.to_str().unwrap(), student.to_str().unwrap());
+    assert_eq!(
+        fails(&["grade", "--tests", tests, "--config", config, student]),
+        format!("ttt-referee: {config}: cannot read: No such file or directory\n")
+    );
+}
+
+/// An --out-dir that is the inputs' own directory would overwrite each input
+/// with its transcript: each is refused by name, and kept.
+#[test]
+fn a_batch_into_its_own_directory_refuses_to_overwrite_its_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let moves = dir.path().join("moves.txt");
+    fs::copy(fixture("TTTmoves.txt"), &moves).unwrap();
+    let missing = dir.path().join("missing.txt");
+    let err = fails(&[
+        moves.to_str().unwrap(),
+        missing.to_str().unwrap(),
+        "--out-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        err,
+        format!(
+            "ttt-referee: {}: is the input file; refusing to overwrite it (choose another output)\n\
+             ttt-referee: {}: cannot open: No such file or directory\n\
+             ttt-referee: 2 files: 0 won by X, 0 won by O, 0 Cat, 0 unfinished, 2 failed\n",
+            moves.display(),
+            missing.display()
+        )
+    );
+    assert_eq!(fs::read(&moves).unwrap(), fs::read(fixture("TTTmoves.txt")).unwrap());
+}
