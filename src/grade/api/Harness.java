@@ -17,11 +17,13 @@
  * happened and never decides pass or fail: the grader does.
  *
  * It reads every call before any student code runs, and the student's prints
- * and reads go to empty streams. Each call runs on its own daemon thread; one
- * still running after LIMIT_MS is answered `timeout` and the harness exits at
- * once with status 3 (the grader restarts it with the calls left). Exit status
- * 2 means the harness itself was misused (bad arguments or a malformed call),
- * 4 that it could not start a thread for the next call (which is not answered).
+ * and reads go to empty streams. The calls run in turn on a daemon worker
+ * thread; a call still running after LIMIT_MS (set-up and read-back included)
+ * is answered `timeout` and the harness exits at once with status 3 (the grader
+ * restarts it with the calls left). Exit status 2 means the harness itself was
+ * misused (bad arguments or a malformed call), 4 that it could not start its
+ * worker thread (the call is not answered and not to blame), 1 that standard
+ * output was closed.
  *
  * Under an address-space limit (ulimit -v) the JVM needs MALLOC_ARENA_MAX=1 in
  * its environment: glibc reserves 64 MiB of address space for each malloc arena,
@@ -47,7 +49,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -106,17 +110,27 @@ public final class Harness {
         System.setErr(nowhere);
         System.setIn(InputStream.nullInputStream());
 
+        // One daemon thread runs the calls in turn: a call that overruns ends the
+        // harness, so a stuck worker never needs replacing (and starting a thread
+        // per call would cost more than most calls).
+        ExecutorService worker = Executors.newSingleThreadExecutor(job -> {
+            Thread thread = new Thread(job, "student");
+            thread.setDaemon(true);
+            return thread;
+        });
         for (Call call : calls) {
-            FutureTask<String> task = new FutureTask<>(() -> answer(call));
-            Thread worker = new Thread(task, "call " + call.id);
-            worker.setDaemon(true);
+            Future<String> task;
             try {
-                worker.start();
+                task = worker.submit(() -> {
+                    Thread.interrupted(); // a flag the last call left set is not this call's
+                    return answer(call);
+                });
             } catch (OutOfMemoryError e) {
                 // No thread to be had (the memory limit, or threads the student left running):
                 // the call is not answered and is not to blame.
                 stderr.println("Harness: cannot start a thread for call " + call.id + ": " + describe(e));
                 Runtime.getRuntime().halt(4);
+                return;
             }
             String line;
             try {
