@@ -112,15 +112,21 @@ impl Package {
             }
             files.push((format!("{prefix}bin/{name}"), bytes, 0o755));
         }
-        let mut tests: Vec<PathBuf> = fs::read_dir(&plan.tests)
-            .map_err(|source| CliError::Open { path: super::Shown::input(&plan.tests), source })?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "txt" || e == "stdin"))
-            .collect();
+        // With --api there is no test directory: the cases are made anew.
+        let mut tests: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = &plan.tests {
+            tests = fs::read_dir(dir)
+                .map_err(|source| CliError::Open { path: super::Shown::input(dir), source })?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "txt" || e == "stdin"))
+                .collect();
+        }
         tests.sort();
-        let config =
-            plan.config.clone().or_else(|| Some(plan.tests.join("grade.toml")).filter(|p| p.is_file()));
+        let config = plan
+            .config
+            .clone()
+            .or_else(|| plan.tests.as_ref().map(|t| t.join("grade.toml")).filter(|p| p.is_file()));
         for path in tests.iter().chain(&config) {
             let bytes = fs::read(path)
                 .map_err(|source| CliError::Read { path: super::Shown::input(path), source })?;
@@ -180,7 +186,12 @@ fn gradescope(args: &GradescopeArgs, matches: &ArgMatches) -> Result<u8, CliErro
     let mut package = Package::gather(&args.plan, args.binary.as_deref(), "")?;
     let options = shell_line(&passed_on(matches));
     package.add("setup.sh", SETUP.to_owned(), 0o755);
-    package.add("run_autograder", RUN_AUTOGRADER.replace("{options}", &options), 0o755);
+    let tests = if args.plan.tests.is_some() { "--tests \"$root/source/tests\" " } else { "" };
+    package.add(
+        "run_autograder",
+        RUN_AUTOGRADER.replace("{tests}", tests).replace("{options}", &options),
+        0o755,
+    );
     super::write_whole(&args.out, Durability::Synced, |out| {
         let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
         for (path, bytes, mode) in &package.files {
@@ -212,7 +223,12 @@ fn github(args: &GithubArgs, matches: &ArgMatches) -> Result<u8, CliError> {
     let prefix = format!("{GITHUB_HOME}/");
     let mut package = Package::gather(&args.plan, args.binary.as_deref(), &prefix)?;
     let options = shell_line(&passed_on(matches));
-    package.add(&format!("{prefix}grade"), GITHUB_GRADE.replace("{options}", &options), 0o755);
+    let tests = if args.plan.tests.is_some() { "--tests \"$here/tests\" " } else { "" };
+    package.add(
+        &format!("{prefix}grade"),
+        GITHUB_GRADE.replace("{tests}", tests).replace("{options}", &options),
+        0o755,
+    );
     package.add(".github/workflows/grade.yml", GITHUB_WORKFLOW.to_owned(), 0o644);
     for (path, bytes, mode) in &package.files {
         let target = args.out_dir.join(path);
@@ -267,7 +283,7 @@ prefix="${TTT_PREFIX:-/usr/local}"
 mkdir -p "$root/results"
 results="$root/results/results.json"
 rm -f "$results"
-"$prefix/bin/ttt-referee" grade --tests "$root/source/tests" {options} --gradescope "$results" "$root/submission"
+"$prefix/bin/ttt-referee" grade {tests}{options} --gradescope "$results" "$root/submission"
 status=$?
 # grade writes results.json even when it cannot grade; this is for when it
 # could not run at all.
@@ -291,7 +307,7 @@ trap 'rm -rf "$work"' EXIT
 submission="$work/$(basename "$PWD")"
 mkdir "$submission"
 tar --exclude=./.git --exclude=./.github --exclude=./ttt-report -cf - . | tar -C "$submission" -xf -
-"$here/bin/ttt-referee" grade --tests "$here/tests" {options} --report "$report" "$submission"
+"$here/bin/ttt-referee" grade {tests}{options} --report "$report" "$submission"
 "#;
 
 /// The workflow: on every push, grade, show the table in the run's summary,

@@ -15,7 +15,8 @@ use crate::check::CheckOptions;
 use crate::grade::gradescope::{self, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
-    self, Expected, Grader, Io, Languages, Plan, Programs, SubmissionResult, Verdict, report,
+    self, Api, ApiPlan, CaseOptions, Expected, Grader, Io, Languages, Plan, Programs, SubmissionResult,
+    Verdict, report,
 };
 use crate::output::{Durability, Staged};
 use crate::play::Profile;
@@ -104,8 +105,18 @@ pub(super) struct GradeArgs {
 #[derive(Debug, Args)]
 pub(super) struct PlanArgs {
     /// The tests: move files `*.txt` (with --profile, typed scripts `*.stdin`).
-    #[arg(long, value_name = "DIR")]
-    pub(super) tests: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "api", conflicts_with = "api")]
+    pub(super) tests: Option<PathBuf>,
+
+    /// Grade an assignment's functions one by one instead of whole programs
+    /// on tests (see below).
+    #[arg(long, value_name = "ASSIGNMENT", conflicts_with_all = ["profile", "build", "run", "io", "generate", "config"])]
+    api: Option<Api>,
+
+    /// With --api, random cases per function (besides the assignment's
+    /// published examples).
+    #[arg(long, value_name = "N", default_value_t = grade::CaseOptions::DEFAULT.per_function as u64, requires = "api", value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    cases: u64,
 
     /// Languages to add or change (TOML; see FORMAT.md) [default: DIR/grade.toml
     /// in the tests' directory, if there is one].
@@ -297,12 +308,14 @@ impl PlanArgs {
             Some(profile) => Expected::Console { profile, seed: self.seed },
             None => Expected::Referee(self.layout.options(Format::Text)),
         };
-        let loaded = match suite::load(&self.tests, &expected) {
-            // Generated tests may be all there is.
-            Err(SuiteError::Empty { .. }) if self.generate > 0 => Ok(Vec::new()),
-            loaded => loaded,
-        };
-        let mut tests = loaded?;
+        let mut tests = Vec::new();
+        if let Some(dir) = &self.tests {
+            tests = match suite::load(dir, &expected) {
+                // Generated tests may be all there is.
+                Err(SuiteError::Empty { .. }) if self.generate > 0 => Ok(Vec::new()),
+                loaded => loaded,
+            }?;
+        }
         tests.extend(suite::generate(&expected, self.generate, self.seed)?);
         let programs = if self.build.is_some() || self.run.is_some() {
             Programs::Given {
@@ -311,7 +324,7 @@ impl PlanArgs {
             }
         } else {
             let config = self.config.clone().or_else(|| {
-                let beside = self.tests.join("grade.toml");
+                let beside = self.tests.as_ref()?.join("grade.toml");
                 beside.is_file().then_some(beside)
             });
             Programs::Detected(match config {
@@ -354,6 +367,13 @@ impl PlanArgs {
             require_sandbox: self.require_sandbox,
             expected,
             shrink: self.shrink.budget(),
+            api: self.api.map(|api| ApiPlan {
+                api,
+                cases: CaseOptions {
+                    per_function: usize::try_from(self.cases).unwrap_or(usize::MAX),
+                    seed: self.seed,
+                },
+            }),
         })
     }
 }
@@ -389,7 +409,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         return Err(CliError::NoSubmissions);
     }
     let plan = args.plan.plan()?;
-    let tests: Vec<String> = plan.tests.iter().map(|t| t.name.clone()).collect();
+    let tests = plan.test_names();
     let limits = plan.limits;
     let grader = Grader::new(plan).map_err(CliError::Grade)?;
     let protection_text = grader.protections().to_string();

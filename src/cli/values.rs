@@ -60,3 +60,8 @@ value_enum!(crate::render::Style {
     Grid => "grid": "cells joined by `|`, rows separated by `-+-+-`: `X| |O`",
     Table => "table": "a table with rows and columns numbered from 0: ` 0|X |  |  |`",
 });
+
+value_enum!(crate::grade::Api {
+    Xtreme => "xtreme": "seeds/003's asn3.py: setup_game, parse_move, ..., render_board, called one by one",
+    IGameBoard => "igameboard": "seeds/004's Java IGameBoard, through GameBoard and GameBoardMem, method by method",
+});

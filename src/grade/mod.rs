@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub use self::api::{Api, CaseOptions};
 pub use self::language::{Commands, Languages};
 pub use self::shrink::{Budget, Shrunk};
 pub use self::suite::{Expected, Test};
@@ -130,8 +131,40 @@ pub struct Plan {
     /// the same way.
     pub expected: Expected,
     /// Shrink each `wrong` or `crashed` test's input within this budget
-    /// (`None`: do not).
+    /// (`None`: do not); with `api`, look for smaller failing calls.
     pub shrink: Option<Budget>,
+    /// Grade an assignment's functions one by one instead of whole programs
+    /// on `tests` (`limits.wall` is then the limit per call).
+    pub api: Option<ApiPlan>,
+}
+
+/// Function-level grading: which assignment, and its cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApiPlan {
+    /// The assignment whose functions are graded.
+    pub api: Api,
+    /// How many random cases per function, from which seed.
+    pub cases: CaseOptions,
+}
+
+/// The limits of one run of a function-level harness (many calls), given
+/// the limit per call: at least 20 s (ten calls' worth) and 64 MB written.
+#[must_use]
+pub fn harness_limits(test: &Limits) -> Limits {
+    let wall = (test.wall * 10).max(Duration::from_secs(20));
+    Limits { wall, cpu: wall, output: test.output.max(64 << 20), ..*test }
+}
+
+impl Plan {
+    /// The name of every test of a submission, in report order: the test
+    /// files, or with `api` the functions.
+    #[must_use]
+    pub fn test_names(&self) -> Vec<String> {
+        match &self.api {
+            Some(api) => api.api.functions(),
+            None => self.tests.iter().map(|t| t.name.clone()).collect(),
+        }
+    }
 }
 
 /// The verdict on one test. When several apply, the earliest here wins
@@ -235,9 +268,9 @@ pub struct TestResult {
 impl TestResult {
     /// A test whose program never ran to an end: a failed build, a refused
     /// submission, a sandbox that could not run it.
-    fn not_run(test: &Test, verdict: Verdict, detail: String) -> TestResult {
+    pub(super) fn not_run(test: &str, verdict: Verdict, detail: String) -> TestResult {
         TestResult {
-            test: test.name.clone(),
+            test: test.to_owned(),
             verdict,
             score: 0.0,
             detail,
@@ -449,7 +482,7 @@ impl Grader {
     ) -> SubmissionResult {
         let tests = self
             .plan
-            .tests
+            .test_names()
             .iter()
             .map(|test| {
                 progress();
@@ -486,6 +519,9 @@ impl Grader {
             let why = format!("the submission was refused: {e}");
             return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
         }
+        if let Some(api) = plan.api {
+            return self.grade_api(name, &source, area, api, progress);
+        }
         let commands = match &plan.programs {
             Programs::Given { build, run } => {
                 Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
@@ -508,46 +544,20 @@ impl Grader {
         let mut start = source.clone();
         let mut build_log = None;
         if let Some(command) = &commands.build {
-            let built = area.join("built");
-            let job = Job {
-                argv: vec!["/bin/sh".to_owned(), "-c".to_owned(), command.clone()],
-                start: Some(source),
-                files: Vec::new(),
-                stdin: None,
-                collect: Collect::Tree(built.clone()),
-                limits: plan.build_limits,
-                env: Vec::new(),
-            };
-            let (ok, mut log) = match self.sandbox.run(&job) {
-                Ok(run) => {
-                    let mut log = String::from_utf8_lossy(&run.stdout[..run.stdout.len().min(SHOWN_BYTES)])
-                        .into_owned();
-                    log.push_str(&String::from_utf8_lossy(&run.stderr[..run.stderr.len().min(SHOWN_BYTES)]));
-                    if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
-                        (true, log)
-                    } else {
-                        let why = run.answer.err().map(|e| format!(" ({e})")).unwrap_or_default();
-                        let _ = write!(
-                            log,
-                            "\n[the build {}{why}]\n",
-                            describe_ending(&run.outcome, &plan.build_limits)
-                        );
-                        (false, log)
-                    }
+            match self.build(area, source, command) {
+                None => return Ok(None),
+                Some(Err(log)) => {
+                    return Ok(Some(self.not_run(name, language, log, "the build failed", progress)));
                 }
-                Err(SandboxError::Interrupted) => return Ok(None),
-                Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
-            };
-            if !ok {
-                log.truncate(SHOWN_BYTES);
-                return Ok(Some(self.not_run(name, language, log, "the build failed", progress)));
+                Some(Ok((built, log))) => {
+                    build_log = Some(log);
+                    if plan.io != Io::Console {
+                        remove_entry(&built.join(output)).map_err(io_error(&built))?;
+                    }
+                    start = built;
+                    self.sandbox.hand_over(&start).map_err(io_error(&start))?;
+                }
             }
-            build_log = Some(log);
-            if plan.io != Io::Console {
-                remove_entry(&built.join(output)).map_err(io_error(&built))?;
-            }
-            start = built;
-            self.sandbox.hand_over(&start).map_err(io_error(&start))?;
         }
 
         // Collecting into an Option stops handing out tests once one was
@@ -564,16 +574,160 @@ impl Grader {
         else {
             return Ok(None);
         };
-        #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
-        let score = if tests.is_empty() {
-            0.0
-        } else {
-            100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
-        };
         Ok(Some(SubmissionResult {
             submission: name,
             language,
-            score,
+            score: mean_score(&tests),
+            build_failed: false,
+            build_log,
+            tests,
+        }))
+    }
+
+    /// Builds the submission copied to `source` (in `area`) with `command`:
+    /// the build's directory and its log, or the log of a build that failed;
+    /// `None` if the grading was interrupted.
+    fn build(
+        &self,
+        area: &Path,
+        source: PathBuf,
+        command: &str,
+    ) -> Option<Result<(PathBuf, String), String>> {
+        let plan = &self.plan;
+        let built = area.join("built");
+        let job = Job {
+            argv: vec!["/bin/sh".to_owned(), "-c".to_owned(), command.to_owned()],
+            start: Some(source),
+            files: Vec::new(),
+            stdin: None,
+            collect: Collect::Tree(built.clone()),
+            limits: plan.build_limits,
+            env: Vec::new(),
+        };
+        let (ok, mut log) = match self.sandbox.run(&job) {
+            Ok(run) => {
+                let mut log =
+                    String::from_utf8_lossy(&run.stdout[..run.stdout.len().min(SHOWN_BYTES)]).into_owned();
+                log.push_str(&String::from_utf8_lossy(&run.stderr[..run.stderr.len().min(SHOWN_BYTES)]));
+                if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
+                    (true, log)
+                } else {
+                    let why = run.answer.err().map(|e| format!(" ({e})")).unwrap_or_default();
+                    let _ = write!(
+                        log,
+                        "\n[the build {}{why}]\n",
+                        describe_ending(&run.outcome, &plan.build_limits)
+                    );
+                    (false, log)
+                }
+            }
+            Err(SandboxError::Interrupted) => return None,
+            Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
+        };
+        if !ok {
+            log.truncate(SHOWN_BYTES);
+            return Some(Err(log));
+        }
+        Some(Ok((built, log)))
+    }
+
+    /// Grades the functions of the submission copied to `source` (in
+    /// `area`) one by one, through the assignment's harness.
+    fn grade_api(
+        &self,
+        name: String,
+        source: &Path,
+        area: &Path,
+        api: ApiPlan,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Option<SubmissionResult>, GradeError> {
+        let plan = &self.plan;
+        let call_limit = plan.limits.wall;
+        let harness = match api.api.harness(source, plan.limits.memory, call_limit) {
+            Ok(harness) => harness,
+            Err(why) => {
+                return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+            }
+        };
+        for (file, text) in &harness.files {
+            let path = source.join(file);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(io_error(parent))?;
+            }
+            // Whatever the submission had there (a file, a link) is replaced.
+            remove_entry(&path).map_err(io_error(&path))?;
+            fs::write(&path, text).map_err(io_error(&path))?;
+        }
+        self.sandbox.hand_over(area).map_err(io_error(area))?;
+        let language = harness.language.clone();
+        let mut start = source.to_path_buf();
+        let mut build_log = None;
+        if let Some(command) = &harness.build {
+            match self.build(area, start.clone(), command) {
+                None => return Ok(None),
+                Some(Err(log)) => {
+                    return Ok(Some(self.not_run(name, language, log, "it does not compile", progress)));
+                }
+                Some(Ok((built, log))) => {
+                    start = built;
+                    build_log = Some(log);
+                    self.sandbox.hand_over(&start).map_err(io_error(&start))?;
+                }
+            }
+        }
+        let limits = harness_limits(&plan.limits);
+        let argv = shell_words::split(&harness.run).unwrap_or_default();
+        let mut run = |input: &[u8]| -> Option<api::Ran> {
+            let job = Job {
+                argv: argv.clone(),
+                start: Some(start.clone()),
+                files: Vec::new(),
+                stdin: Some(input.to_vec()),
+                collect: Collect::Nothing,
+                limits,
+                env: harness.env.clone(),
+            };
+            Some(match self.sandbox.run(&job) {
+                Ok(run) => api::Ran {
+                    out_of_time: run.outcome.ending == Ending::TimedOut || out_of_cpu(&run.outcome, &limits),
+                    ending: describe_ending(&run.outcome, &limits),
+                    stderr: tail(&run.stderr),
+                    stdout: run.stdout,
+                },
+                Err(SandboxError::Interrupted) => return None,
+                Err(e) => {
+                    api::Ran { ending: format!("the sandbox could not run it: {e}"), ..api::Ran::default() }
+                }
+            })
+        };
+        let functions = api.api.functions();
+        let settings = api::Settings { call_limit, partial: plan.partial, shrink: plan.shrink };
+        let graded = match api.api {
+            Api::Xtreme => api::grade(&functions, api::xtreme::cases(api.cases), &settings, &mut run),
+            Api::IGameBoard => api::grade(&functions, api::igameboard::cases(api.cases), &settings, &mut run),
+        };
+        let tests = match graded {
+            Ok(tests) => tests,
+            Err(api::Stop::Interrupted) => return Ok(None),
+            Err(api::Stop::NotLoaded(why)) => {
+                let mut detail = format!("it does not load: {}", why.lines().next().unwrap_or_default());
+                if why.starts_with("EOFError") {
+                    detail.push_str(
+                        " (it reads input as it is imported: is its game loop outside `if __name__ == \"__main__\":`?)",
+                    );
+                }
+                let mut log = build_log.unwrap_or_default();
+                log.push_str(&why);
+                return Ok(Some(self.not_run(name, language, log, &detail, progress)));
+            }
+        };
+        for _ in &tests {
+            progress();
+        }
+        Ok(Some(SubmissionResult {
+            submission: name,
+            language,
+            score: mean_score(&tests),
             build_failed: false,
             build_log,
             tests,
@@ -638,9 +792,11 @@ impl Grader {
             Err(SandboxError::Interrupted) => return None,
             // The sandbox failing is not the program's doing, but it stops
             // only this test, never the grading.
-            Err(e) => {
-                TestResult::not_run(test, Verdict::Crashed, format!("the sandbox could not run it: {e}"))
-            }
+            Err(e) => TestResult::not_run(
+                &test.name,
+                Verdict::Crashed,
+                format!("the sandbox could not run it: {e}"),
+            ),
         })
     }
 
@@ -747,6 +903,16 @@ impl Grader {
                 .collect(),
             unmatched: confirmed.unmatched,
         }))
+    }
+}
+
+/// A submission's score out of 100: its tests' mean.
+fn mean_score(tests: &[TestResult]) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
+    if tests.is_empty() {
+        0.0
+    } else {
+        100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
     }
 }
 

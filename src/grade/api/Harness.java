@@ -12,7 +12,8 @@
  *    "moves": [[0, 0, "X"], [2, 1, "O"]], "call": "checkDiagonalWin", "args": [[1, 1], "X"]}
  *
  * Each is answered on its own line of standard output, in order: `ok` (the
- * value, and `after`, the board read back with the student's own whatsAtPos),
+ * value, and `before` and `after`, the board read back with the student's own
+ * whatsAtPos before and after the call),
  * `raised`, `setup_raised`, `missing` or `timeout`. The harness reports what
  * happened and never decides pass or fail: the grader does.
  *
@@ -206,6 +207,13 @@ public final class Harness {
             return head + "\"setup_raised\": " + quote(describe(e)) + "}";
         }
 
+        String before;
+        try {
+            before = readBack(game, type, call, positionType, position);
+        } catch (Throwable e) {
+            before = null;
+        }
+
         // 3. The call itself (its BoardPosition arguments are made as part of it).
         String value;
         try {
@@ -219,30 +227,40 @@ public final class Harness {
             return head + "\"raised\": " + quote(describe(e)) + "}";
         }
 
-        // 4. The board read back with the student's own whatsAtPos.
+        // 4. The board read back with the student's own whatsAtPos, before and
+        // after the call (the grader compares the two: a query must not change it).
         StringBuilder answer = new StringBuilder(head).append("\"ok\": ").append(value);
+        if (before != null) {
+            answer.append(", \"before\": ").append(before);
+        }
         try {
-            Method whatsAtPos = method(type, call.role, "whatsAtPos", positionType);
-            answer.append(", \"after\": [");
-            for (int r = 0; r < call.rows; r++) {
-                StringBuilder row = new StringBuilder(call.cols);
-                for (int c = 0; c < call.cols; c++) {
-                    Object mark = whatsAtPos.invoke(game, position.newInstance(r, c));
-                    if (!(mark instanceof Character)) {
-                        throw new IllegalStateException("whatsAtPos(" + r + ", " + c + ") returned "
-                                + (mark == null ? "null" : "a " + mark.getClass().getName()) + ", not a char");
-                    }
-                    row.append((char) (Character) mark);
-                }
-                answer.append(r == 0 ? "" : ", ").append(quote(row.toString()));
-            }
-            answer.append("]}");
+            answer.append(", \"after\": ").append(readBack(game, type, call, positionType, position)).append('}');
         } catch (Throwable e) {
             String text = e instanceof Missing ? "missing: " + e.getMessage() : describe(e);
             answer.setLength(0);
             answer.append(head).append("\"ok\": ").append(value).append(", \"after_raised\": ").append(quote(text)).append('}');
         }
         return answer.toString();
+    }
+
+    /** The board as the student's whatsAtPos reads it: a JSON array of one string per row. */
+    private static String readBack(Object game, Class<?> type, Call call, Class<?> positionType,
+            Constructor<?> position) throws Throwable {
+        Method whatsAtPos = method(type, call.role, "whatsAtPos", positionType);
+        StringBuilder rows = new StringBuilder("[");
+        for (int r = 0; r < call.rows; r++) {
+            StringBuilder row = new StringBuilder(call.cols);
+            for (int c = 0; c < call.cols; c++) {
+                Object mark = whatsAtPos.invoke(game, position.newInstance(r, c));
+                if (!(mark instanceof Character)) {
+                    throw new IllegalStateException("whatsAtPos(" + r + ", " + c + ") returned "
+                            + (mark == null ? "null" : "a " + mark.getClass().getName()) + ", not a char");
+                }
+                row.append((char) (Character) mark);
+            }
+            rows.append(r == 0 ? "" : ", ").append(quote(row.toString()));
+        }
+        return rows.append(']').toString();
     }
 
     /** A class the calls name ("GameBoard"), loaded without running its static set-up yet. */

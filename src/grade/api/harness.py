@@ -132,10 +132,13 @@ def rows_of(value):
 
 
 def aliasing(value, args):
-    """How a returned board shares rows: with itself, or with an argument."""
+    """How a returned board shares rows: it is an argument, or shares rows with
+    itself or with an argument."""
     rows = rows_of(value)
     if rows is None:
         return None
+    if any(value is arg for arg in args):
+        return "same"
     ids = [id(r) for r in rows]
     if len(set(ids)) < len(ids):
         return "itself"
@@ -199,6 +202,7 @@ def main():
         protocol.send({"import_failed": described(e)})
         _exit(0)
     watchdog.end()
+    protocol.send({"loaded": True})
 
     for request in requests:
         ident = request.get("id")

@@ -125,6 +125,9 @@ pub(super) fn harness(source: &Path, memory: u64, call_limit: Duration) -> Resul
         files: vec![(HARNESS_FILE.to_owned(), super::JAVA_HARNESS)],
         build: Some(build),
         run,
+        // glibc's arena per JVM thread would reserve more address space than
+        // the memory limit leaves (measured: the JVM fails to start).
+        env: vec![("MALLOC_ARENA_MAX".to_owned(), "1".to_owned())],
     })
 }
 

@@ -91,6 +91,8 @@ pub struct Harness {
     pub build: Option<String>,
     /// The harness's command line (shell words).
     pub run: String,
+    /// Variables its runs need set.
+    pub env: Vec<(String, String)>,
 }
 
 /// One call of a student's function: what is sent, what it must give, and
@@ -229,7 +231,8 @@ pub enum Stop {
 /// What grading needs besides the cases.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
-    /// The limit per call, to say in a time-limit's detail.
+    /// The limit per call (the harness's own), to say in a time-limit's
+    /// detail.
     pub call_limit: Duration,
     /// A function's score is its share of cases passed (else 1 or 0).
     pub partial: bool,
@@ -338,6 +341,10 @@ fn shrink_all<C: Call>(
             candidates.extend(smaller.into_iter().map(|c| (i, c)));
         }
         if candidates.is_empty() {
+            // Nothing smaller to try: each is as small as it gets.
+            for entry in current.iter_mut().filter(|c| !c.3) {
+                entry.3 = true;
+            }
             break;
         }
         let refs: Vec<&C> = candidates.iter().map(|(_, c)| c).collect();
@@ -393,9 +400,10 @@ fn answer_all<C: Call>(
         }
         let ran = run(&input).ok_or(Stop::Interrupted)?;
         runs += 1;
-        let mut answered = 0;
+        let mut heard = false;
         for line in ran.stdout.split(|&b| b == b'\n') {
             let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(line) else { continue };
+            heard = true;
             if let Some(why) = answer.get("import_failed").and_then(Value::as_str) {
                 return Err(Stop::NotLoaded(why.to_owned()));
             }
@@ -409,10 +417,10 @@ fn answer_all<C: Call>(
                     given_up[calls[i].function()] = true;
                 }
                 outcomes[i] = Some(outcome);
-                answered += 1;
             }
         }
-        if first && runs == 1 && answered == 0 {
+        // Not a word, not even that the file loaded: it did not.
+        if first && runs == 1 && !heard {
             let mut why = format!("the harness stopped before answering ({})", ran.ending);
             if !ran.stderr.is_empty() {
                 let _ = write!(why, ":\n{}", ran.stderr);

@@ -61,6 +61,7 @@ pub(super) fn harness(source: &Path, call_limit: Duration) -> Result<Harness, St
         language: format!("Python ({file})"),
         files: vec![(HARNESS_FILE.to_owned(), super::PYTHON_HARNESS)],
         build: None,
+        env: Vec::new(),
         run: format!(
             "python3 -I -B {HARNESS_FILE} {} {}",
             call_limit.as_millis().max(1),
@@ -408,6 +409,9 @@ impl Call for XCall {
             ));
         }
         match answer.get("aliased_rows").and_then(Value::as_str) {
+            Some("same") => {
+                why.push("the board it returned is the board passed in, not a new one".to_owned());
+            }
             Some("argument") => why.push(
                 "the board it returned shares rows with the board passed in (a shallow copy: copy each row too)"
                     .to_owned(),
