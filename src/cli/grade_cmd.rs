@@ -53,6 +53,21 @@ pairs) and squares made smaller while the program still fails the same way
 on the referee's answer, within --shrink-runs and --shrink-time per test; the
 smallest game found is shown first in every report (--no-shrink: none).
 
+--api grades an assignment's functions one by one instead of a whole program:
+  xtreme      seeds/003's asn3.py (or the submission's only .py): setup_game,
+              parse_move, is_move_valid, apply_move, check_row, check_column,
+              check_down_diagonal, check_up_diagonal, check_for_winner,
+              render_cell, render_row, render_board
+  igameboard  seeds/004's Java classes, found by name in any package:
+              GameBoard and GameBoardMem through IGameBoard's methods, each
+              Class.method one test
+Each function is called on the assignment's published examples and --cases
+random ones (seeded by --seed), every answer checked against the referee's
+rule engine; a wrong value, a changed argument or shared rows is wrong, an
+exception crashed, a call running past --time time-limit (the rest of that
+function's cases are then not run), a file that does not import or compile
+build-failed. A failing function is shown its smallest failing call.
+
 --generate N adds N tests to the given ones, within CS 1044's guarantees as
 `gen --within cs1044` writes them (with --profile, scripts as `gen --profile`
 does), named gen-0001.txt, ...; the same --seed gives the same tests.
@@ -113,10 +128,10 @@ pub(super) struct PlanArgs {
     #[arg(long, value_name = "ASSIGNMENT", conflicts_with_all = ["profile", "build", "run", "io", "generate", "config"])]
     api: Option<Api>,
 
-    /// With --api, random cases per function (besides the assignment's
-    /// published examples).
-    #[arg(long, value_name = "N", default_value_t = grade::CaseOptions::DEFAULT.per_function as u64, requires = "api", value_parser = clap::value_parser!(u64).range(0..=100_000))]
-    cases: u64,
+    /// With --api, random cases per function, besides the assignment's
+    /// published examples [default: 200].
+    #[arg(long, value_name = "N", requires = "api", conflicts_with = "tests", value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    cases: Option<u64>,
 
     /// Languages to add or change (TOML; see FORMAT.md) [default: DIR/grade.toml
     /// in the tests' directory, if there is one].
@@ -370,7 +385,9 @@ impl PlanArgs {
             api: self.api.map(|api| ApiPlan {
                 api,
                 cases: CaseOptions {
-                    per_function: usize::try_from(self.cases).unwrap_or(usize::MAX),
+                    per_function: self.cases.map_or(CaseOptions::DEFAULT.per_function, |n| {
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    }),
                     seed: self.seed,
                 },
             }),

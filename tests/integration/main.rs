@@ -1,5 +1,6 @@
 //! Integration tests: the `ttt-referee` binary run as users and graders run it.
 
+mod api;
 mod autograder;
 mod class;
 mod consoles;

@@ -1,0 +1,289 @@
+//! `grade --api`: the functions of seeds/003's `asn3.py` and the methods of
+//! seeds/004's `IGameBoard` classes graded one by one, each student of
+//! `fixtures/api/` with one planted bug getting exactly the verdicts it
+//! earns and the smallest call that shows it.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::util::{Graded, fixture, referee};
+
+/// Grades `students` (directories of `fixtures/api/<api>`, or any) with
+/// `--api <api>` and `args`, reports in a temporary directory.
+fn grade(api: &str, students: &[PathBuf], args: &[&str]) -> (Graded, tempfile::TempDir) {
+    let out = tempfile::tempdir().unwrap();
+    let report = out.path().join("report");
+    let run = referee()
+        .args(["grade", "--api", api, "--jobs", "2", "--report"])
+        .arg(&report)
+        .args(args)
+        .args(students)
+        .output()
+        .unwrap();
+    let results = fs::read(report.join("results.json"))
+        .map_or(Value::Null, |bytes| serde_json::from_slice(&bytes).unwrap());
+    let graded = Graded {
+        status: run.status.code(),
+        results,
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        report,
+    };
+    (graded, out)
+}
+
+fn students(api: &str) -> Vec<PathBuf> {
+    let dir = fs::canonicalize(fixture("api")).unwrap().join(api);
+    let mut students: Vec<PathBuf> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    students.sort();
+    students
+}
+
+/// Every student of `fixtures/api/<api>`, graded once for the tests here.
+fn class(api: &str) -> &'static Graded {
+    static XTREME: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
+    static IGAMEBOARD: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
+    let cell = if api == "xtreme" { &XTREME } else { &IGAMEBOARD };
+    // A short limit per call: the one infinite loop of each class costs it.
+    &cell.get_or_init(|| grade(api, &students(api), &["--cases", "60", "--time", "1"])).0
+}
+
+/// Each submission's verdicts that are not `pass`: function → verdict.
+fn failures(graded: &Graded, name: &str) -> BTreeMap<String, String> {
+    let submission = graded.results["submissions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no results: {}\n{}", graded.stdout, graded.stderr))
+        .iter()
+        .find(|s| s["submission"] == name)
+        .unwrap_or_else(|| panic!("{name} was not graded"));
+    submission["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["verdict"] != "pass")
+        .map(|t| (t["test"].as_str().unwrap().to_owned(), t["verdict"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
+fn test<'a>(graded: &'a Graded, name: &str, function: &str) -> &'a Value {
+    graded.results["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["submission"] == name)
+        .and_then(|s| s["tests"].as_array().unwrap().iter().find(|t| t["test"] == function))
+        .unwrap_or_else(|| panic!("no {function} for {name}"))
+}
+
+/// The smallest failing call shown for `function`.
+fn smallest<'a>(graded: &'a Graded, name: &str, function: &str) -> &'a str {
+    test(graded, name, function)["smallest_failing_input"]["input"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no smallest call: {}", test(graded, name, function)))
+}
+
+fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(f, v)| ((*f).to_owned(), (*v).to_owned())).collect()
+}
+
+#[test]
+fn each_python_student_earns_exactly_the_verdicts_of_their_bug() {
+    let graded = class("xtreme");
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    let all = |verdict: &str| -> BTreeMap<String, String> {
+        [
+            "setup_game",
+            "parse_move",
+            "is_move_valid",
+            "apply_move",
+            "check_row",
+            "check_column",
+            "check_down_diagonal",
+            "check_up_diagonal",
+            "check_for_winner",
+            "render_cell",
+            "render_row",
+            "render_board",
+        ]
+        .iter()
+        .map(|f| ((*f).to_owned(), verdict.to_owned()))
+        .collect()
+    };
+    let expected = [
+        ("ada-correct", map(&[])),
+        ("ben-shallow", map(&[("apply_move", "wrong")])),
+        ("cy-mutates", map(&[("apply_move", "wrong")])),
+        ("dee-aliased", map(&[("setup_game", "wrong")])),
+        ("eli-updiag", map(&[("check_up_diagonal", "wrong"), ("check_for_winner", "wrong")])),
+        ("fay-negloop", map(&[("is_move_valid", "time-limit")])),
+        ("gus-separator", map(&[("render_board", "wrong")])),
+        ("hal-noguard", all("build-failed")),
+        ("ivy-missing", map(&[("check_column", "crashed")])),
+        ("jo-syntax", all("build-failed")),
+        ("kit-tuple", map(&[("parse_move", "wrong")])),
+    ];
+    for (name, verdicts) in expected {
+        assert_eq!(failures(graded, name), verdicts, "{name}");
+    }
+    let submission = |name: &str| {
+        graded.results["submissions"].as_array().unwrap().iter().find(|s| s["submission"] == name).unwrap()
+    };
+    assert_eq!(submission("ada-correct")["score"], 100.0);
+    assert_eq!(submission("ada-correct")["language"], "Python (asn3.py)");
+    // One function of twelve lost.
+    assert!((submission("kit-tuple")["score"].as_f64().unwrap() - 1100.0 / 12.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_python_student_is_shown_the_smallest_call_that_fails_and_why() {
+    let graded = class("xtreme");
+    let detail =
+        |name: &str, function: &str| test(graded, name, function)["detail"].as_str().unwrap().to_owned();
+    assert_eq!(smallest(graded, "ben-shallow", "apply_move"), r#"apply_move((0, 0), [[" "]], "X")"#);
+    let ben = detail("ben-shallow", "apply_move");
+    assert!(ben.contains("changed its board") && ben.contains("shallow copy"), "{ben}");
+    let cy = detail("cy-mutates", "apply_move");
+    assert!(cy.contains("is the board passed in, not a new one"), "{cy}");
+    assert_eq!(smallest(graded, "dee-aliased", "setup_game"), "setup_game(2)");
+    assert!(detail("dee-aliased", "setup_game").contains("one list, not separate lists"));
+    // Only the square the loop skips (the top-right) makes a difference.
+    assert_eq!(smallest(graded, "eli-updiag", "check_up_diagonal"), r#"check_up_diagonal([[" "]], "X")"#);
+    let gus = test(graded, "gus-separator", "render_board");
+    assert_eq!(gus["smallest_failing_input"]["input"], r#"render_board([[" "]])"#);
+    assert_eq!(gus["smallest_failing_input"]["expected"], r#"" \n""#);
+    assert_eq!(gus["smallest_failing_input"]["actual"], r#"" \n-\n""#);
+    let fay = smallest(graded, "fay-negloop", "is_move_valid");
+    assert!(fay.starts_with("is_move_valid((") && fay.contains('-') && fay.ends_with(r#"[[" "]])"#), "{fay}");
+    assert!(detail("fay-negloop", "is_move_valid").contains("did not return within 1 s"));
+    assert!(detail("ivy-missing", "check_column").contains("no function named check_column"));
+    assert_eq!(smallest(graded, "kit-tuple", "parse_move"), r#"parse_move("2,1")"#);
+    assert!(detail("kit-tuple", "parse_move").contains("gave [2, 1], expected (2, 1)"));
+    let hal = detail("hal-noguard", "setup_game");
+    assert!(hal.contains("EOFError") && hal.contains(r#"if __name__ == "__main__":"#), "{hal}");
+    assert!(detail("jo-syntax", "render_row").contains("SyntaxError"));
+    // The HTML report shows the call; JUnit's message names it.
+    let html = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    assert!(
+        html.contains("setup_game(2)") && html.contains("The smallest failing call"),
+        "no call in the HTML"
+    );
+    let junit = fs::read_to_string(graded.report.join("junit.xml")).unwrap();
+    assert!(junit.contains("parse_move(&quot;2,1&quot;)"), "no call in JUnit");
+}
+
+#[test]
+fn each_java_student_earns_exactly_the_verdicts_of_their_bug() {
+    let graded = class("igameboard");
+    let both = |methods: &[&str], verdict: &str| -> BTreeMap<String, String> {
+        ["GameBoard", "GameBoardMem"]
+            .iter()
+            .flat_map(|c| methods.iter().map(move |m| (format!("{c}.{m}"), verdict.to_owned())))
+            .collect()
+    };
+    let mem = |methods: &[&str], verdict: &str| -> BTreeMap<String, String> {
+        methods.iter().map(|m| (format!("GameBoardMem.{m}"), verdict.to_owned())).collect()
+    };
+    let every = [
+        "checkSpace",
+        "placeMarker",
+        "whatsAtPos",
+        "isPlayerAtPos",
+        "checkHorizontalWin",
+        "checkVerticalWin",
+        "checkDiagonalWin",
+        "checkForWinner",
+        "checkForDraw",
+        "getNumRows",
+        "getNumColumns",
+        "getNumToWin",
+        "toString",
+    ];
+    let expected = [
+        ("ada-correct", map(&[])),
+        ("bea-flat", map(&[])),
+        ("cy-one-diagonal", both(&["checkDiagonalWin", "checkForWinner"], "wrong")),
+        ("dee-draw-one-row", both(&["checkForDraw"], "wrong")),
+        (
+            "eli-mem-last-marker",
+            mem(&every[..9], "wrong").into_iter().chain(mem(&every[12..], "wrong")).collect(),
+        ),
+        ("fay-vertical-loop", mem(&["checkVerticalWin", "checkForWinner"], "time-limit")),
+        ("gil-no-mem", mem(&every, "crashed")),
+    ];
+    for (name, verdicts) in expected {
+        assert_eq!(failures(graded, name), verdicts, "{name}");
+    }
+    // The smallest counterexamples: three in a line on 3 x 3, nothing else.
+    let cy = smallest(graded, "cy-one-diagonal", "GameBoardMem.checkDiagonalWin");
+    assert!(cy.starts_with("IGameBoard board = new GameBoardMem(3, 3, 3);\n"), "{cy}");
+    assert_eq!(cy.lines().filter(|l| l.contains("placeMarker")).count(), 3, "{cy}");
+    let eli = smallest(graded, "eli-mem-last-marker", "GameBoardMem.placeMarker");
+    assert_eq!(eli.lines().count(), 3, "two markers of one player are enough: {eli}");
+    let eli = test(graded, "eli-mem-last-marker", "GameBoardMem.placeMarker");
+    assert!(eli["detail"].as_str().unwrap().contains("read back with whatsAtPos"), "{eli}");
+    let gil = test(graded, "gil-no-mem", "GameBoardMem.getNumRows");
+    assert!(gil["detail"].as_str().unwrap().contains("no class named GameBoardMem"), "{gil}");
+}
+
+/// A directory holding `files` (path, text), as a submission.
+fn submission(dir: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = dir.join(name);
+    for (path, text) in files {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    root
+}
+
+#[test]
+fn a_submission_without_the_assignments_files_fails_to_build_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = submission(dir.path(), "two-files", &[("a.py", "x = 1\n"), ("b.py", "y = 2\n")]);
+    let (graded, _) = grade("xtreme", &[two], &[]);
+    graded.all(0, "build-failed");
+    assert!(graded.test(0, 0)["detail"].as_str().unwrap().contains("no asn3.py, and 2 other Python files"));
+    let java = submission(dir.path(), "no-position", &[("GameBoard.java", "public class GameBoard {}\n")]);
+    let (graded, _) = grade("igameboard", &[java], &[]);
+    graded.all(0, "build-failed");
+    assert!(graded.test(0, 0)["detail"].as_str().unwrap().contains("no BoardPosition.java"));
+}
+
+#[test]
+fn partial_credit_is_each_functions_share_of_cases_passed() {
+    let (graded, _) =
+        grade("xtreme", &[students("xtreme")[4].clone()], &["--cases", "30", "--partial", "--no-shrink"]);
+    let up = &graded.tests(0)[7];
+    assert_eq!(up["test"], "check_up_diagonal");
+    let score = up["score"].as_f64().unwrap();
+    assert!(score > 0.0 && score < 1.0, "{up}");
+    let detail = up["detail"].as_str().unwrap();
+    let (failed, total): (f64, f64) = {
+        let words: Vec<&str> = detail.split_whitespace().collect();
+        (words[0].parse().unwrap(), words[2].parse().unwrap())
+    };
+    assert!((score - (total - failed) / total).abs() < 1e-9, "{detail}: {score}");
+}
+
+#[test]
+fn the_api_flags_say_what_goes_with_what() {
+    let out = referee().args(["grade", "--api", "xtreme", "--tests", "t", "s"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the argument '--api <ASSIGNMENT>' cannot be used with '--tests <DIR>'"),
+        "{stderr}"
+    );
+    let out = referee().args(["grade", "--cases", "5", "--tests", "t", "s"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the argument '--cases <N>' cannot be used with '--tests <DIR>'"), "{stderr}");
+    let out = referee().args(["grade", "s"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--tests <DIR>"));
+}
