@@ -643,7 +643,9 @@ impl Grader {
     ) -> Result<Option<SubmissionResult>, GradeError> {
         let plan = &self.plan;
         let call_limit = plan.limits.wall;
-        let harness = match api.api.harness(source, plan.limits.memory, call_limit) {
+        let limits = harness_limits(&plan.limits);
+        let times = api::Times { call: call_limit, budget: limits.wall / 2 };
+        let harness = match api.api.harness(source, plan.limits.memory, times) {
             Ok(harness) => harness,
             Err(why) => {
                 return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
@@ -675,9 +677,8 @@ impl Grader {
                 }
             }
         }
-        let limits = harness_limits(&plan.limits);
         let argv = shell_words::split(&harness.run).unwrap_or_default();
-        let mut run = |input: &[u8]| -> Option<api::Ran> {
+        let run = |input: &[u8]| -> Option<api::Ran> {
             let job = Job {
                 argv: argv.clone(),
                 start: Some(start.clone()),
@@ -701,10 +702,17 @@ impl Grader {
             })
         };
         let functions = api.api.functions();
-        let settings = api::Settings { call_limit, partial: plan.partial, shrink: plan.shrink };
+        let settings = api::Settings {
+            call_limit,
+            partial: plan.partial,
+            shrink: plan.shrink,
+            // Submissions are graded in parallel too: more than a few
+            // harnesses each would start more than they save.
+            parallel: plan.jobs.min(4),
+        };
         let graded = match api.api {
-            Api::Xtreme => api::grade(&functions, api::xtreme::cases(api.cases), &settings, &mut run),
-            Api::IGameBoard => api::grade(&functions, api::igameboard::cases(api.cases), &settings, &mut run),
+            Api::Xtreme => api::grade(&functions, api::xtreme::cases(api.cases), &settings, &run),
+            Api::IGameBoard => api::grade(&functions, api::igameboard::cases(api.cases), &settings, &run),
         };
         let tests = match graded {
             Ok(tests) => tests,

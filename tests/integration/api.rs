@@ -287,3 +287,75 @@ fn the_api_flags_say_what_goes_with_what() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--tests <DIR>"));
 }
+
+fn hostile(api: &str) -> Vec<PathBuf> {
+    students(&format!("hostile/{api}"))
+}
+
+#[test]
+fn hostile_python_students_get_the_grades_they_earn_and_nothing_more() {
+    let (graded, _dir) = grade("xtreme", &hostile("xtreme"), &["--cases", "20", "--time", "1"]);
+    let every = |verdict: &str| -> BTreeMap<String, String> {
+        let names = ["setup_game", "parse_move", "is_move_valid", "apply_move", "check_row", "check_column"];
+        let more =
+            ["check_down_diagonal", "check_up_diagonal", "check_for_winner", "render_cell", "render_row"];
+        names
+            .iter()
+            .chain(&more)
+            .chain(&["render_board"])
+            .map(|f| ((*f).to_owned(), verdict.to_owned()))
+            .collect()
+    };
+    let expected = [
+        // Its forged answer and the harness's own both arrive: tampering.
+        ("forge-fd3", map(&[("check_row", "crashed"), ("check_for_winner", "crashed")])),
+        ("fork-bomb", map(&[])),
+        // A computation in C holds the interpreter: the watchdog process ends it.
+        ("gil-stall", map(&[("check_row", "time-limit"), ("check_for_winner", "time-limit")])),
+        ("huge-string", map(&[("check_row", "wrong"), ("check_for_winner", "wrong")])),
+        ("kill-init", map(&[])),
+        // Replacing the harness's checks changes nothing: they were bound first.
+        ("patch-checks", map(&[("setup_game", "wrong"), ("apply_move", "wrong")])),
+        ("probe-sandbox", every("crashed")),
+        // Slow but within the limit per call: more runs, no penalty.
+        ("slow-render", map(&[])),
+    ];
+    for (name, verdicts) in expected {
+        assert_eq!(failures(&graded, name), verdicts, "{name}");
+    }
+    assert!(test(&graded, "forge-fd3", "check_row")["detail"].as_str().unwrap().contains("tampered with"));
+    let huge = test(&graded, "huge-string", "check_row")["detail"].as_str().unwrap();
+    assert!(huge.contains("<a str of 40000000 characters>"), "{huge}");
+    let size = fs::metadata(graded.report.join("report.html"))
+        .unwrap_or_else(|e| panic!("no report.html ({e}): {}", graded.stderr))
+        .len();
+    assert!(size < 1 << 20, "report.html is {size} bytes");
+    // What the prober found stays in the sandbox: none of the host's files.
+    let results = fs::read_to_string(graded.report.join("results.json")).unwrap();
+    for secret in ["root:x:0", "root:$", "/work/", env!("CARGO_MANIFEST_DIR")] {
+        assert!(!results.contains(secret), "{secret} leaked into results.json");
+    }
+}
+
+#[test]
+fn hostile_java_students_get_the_grades_they_earn_and_nothing_more() {
+    let (graded, _) = grade("igameboard", &hostile("igameboard"), &["--cases", "20", "--time", "1"]);
+    let both = |methods: &[&str], verdict: &str| -> BTreeMap<String, String> {
+        ["GameBoard", "GameBoardMem"]
+            .iter()
+            .flat_map(|c| methods.iter().map(move |m| (format!("{c}.{m}"), verdict.to_owned())))
+            .collect()
+    };
+    let expected = [
+        // Dying in the very first call is that call's crash, not a load failure.
+        ("exit-first-call", both(&["checkSpace", "checkForDraw"], "crashed")),
+        ("huge-tostring", both(&["toString"], "wrong")),
+        ("reset-on-win", map(&[("GameBoard.checkForWinner", "wrong")])),
+        // The protocol's stream cannot be swapped from the student's code.
+        ("reset-on-win-filter", map(&[("GameBoard.checkForWinner", "wrong")])),
+        ("slow-tostring", map(&[])),
+    ];
+    for (name, verdicts) in expected {
+        assert_eq!(failures(&graded, name), verdicts, "{name}");
+    }
+}

@@ -2,7 +2,7 @@
  * ttt-referee's harness for `grade --api igameboard`: calls the methods of a
  * student's IGameBoard classes (seeds/004, CPSC 2150 Extended Tic Tac Toe).
  *
- * Usage: java <jvm flags> -cp classes Harness LIMIT_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls
+ * Usage: java <jvm flags> -cp classes Harness LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls
  *
  * The three class names are fully qualified (`cpsc2150.extendedTicTacToe.GameBoard`),
  * or `-` for a class the submission lacks. Standard input holds every call, one
@@ -14,8 +14,12 @@
  * Each is answered on its own line of standard output, in order: `ok` (the
  * value, and `before` and `after`, the board read back with the student's own
  * whatsAtPos before and after the call),
- * `raised`, `setup_raised`, `missing` or `timeout`. The harness reports what
- * happened and never decides pass or fail: the grader does.
+ * `raised`, `setup_raised`, `missing` or `timeout`, after a first line
+ * `{"loaded": true}`. Once BUDGET_MS have gone by it starts no more calls and
+ * ends with `{"paused": true}`: the grader starts it again for the rest. The
+ * harness reports what happened and never decides pass or fail: the grader
+ * does (and as the student's code runs in the same JVM, a student who sets out
+ * to forge answers can; the grader notices a call answered twice).
  *
  * It reads every call before any student code runs, and the student's prints
  * and reads go to empty streams. The calls run in turn on a daemon worker
@@ -60,8 +64,15 @@ public final class Harness {
     /** Exception messages and other text reported about them are cut at this many characters. */
     private static final int MAX_MESSAGE = 2000;
 
-    /** The protocol's stream: the real standard output, opened before the student's code can run. */
-    private static PrintStream protocol;
+    /**
+     * The protocol's stream: the real standard output, opened as the harness
+     * loads, before any student class does (final: reflection cannot swap it).
+     */
+    private static final PrintStream PROTOCOL =
+            new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), false, StandardCharsets.US_ASCII);
+
+    /** A string value longer than this is reported by its length, not in full. */
+    private static final int MAX_STRING = 100_000;
 
     /** The fully qualified name of each class the calls name ("GameBoard" -> "pkg.GameBoard"), or "-". */
     private static final Map<String, String> classNames = new HashMap<>();
@@ -70,23 +81,16 @@ public final class Harness {
 
     public static void main(String[] argv) throws Exception {
         PrintStream stderr = new PrintStream(new FileOutputStream(FileDescriptor.err), true, "UTF-8");
-        if (argv.length != 4) {
-            stderr.println("usage: java Harness LIMIT_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls");
+        long began = System.nanoTime();
+        if (argv.length != 5) {
+            stderr.println("usage: java Harness LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls");
             Runtime.getRuntime().halt(2);
         }
-        long limit;
-        try {
-            limit = Long.parseLong(argv[0]);
-        } catch (NumberFormatException e) {
-            limit = -1;
-        }
-        if (limit <= 0) {
-            stderr.println("Harness: the time limit must be a positive number of milliseconds, not " + argv[0]);
-            Runtime.getRuntime().halt(2);
-        }
-        classNames.put("GameBoard", argv[1]);
-        classNames.put("GameBoardMem", argv[2]);
-        classNames.put("BoardPosition", argv[3]);
+        long limit = milliseconds(argv[0], stderr);
+        long budget = milliseconds(argv[1], stderr);
+        classNames.put("GameBoard", argv[2]);
+        classNames.put("GameBoardMem", argv[3]);
+        classNames.put("BoardPosition", argv[4]);
 
         // Every call is read and checked before any student code runs.
         String input = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
@@ -105,7 +109,6 @@ public final class Harness {
         }
 
         // The protocol keeps the real standard output; the student gets empty streams.
-        protocol = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), false, "US-ASCII");
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream(), false, "UTF-8");
         System.setOut(nowhere);
         System.setErr(nowhere);
@@ -119,7 +122,14 @@ public final class Harness {
             thread.setDaemon(true);
             return thread;
         });
+        send("{\"loaded\": true}");
         for (Call call : calls) {
+            // Past the budget, the grader starts the harness again for the
+            // calls left, before the sandbox's own limit stops it unheard.
+            if (System.nanoTime() - began > budget * 1_000_000) {
+                send("{\"paused\": true}");
+                Runtime.getRuntime().halt(0);
+            }
             Future<String> task;
             try {
                 task = worker.submit(() -> {
@@ -151,11 +161,26 @@ public final class Harness {
         Runtime.getRuntime().halt(0);
     }
 
+    /** A positive number of milliseconds from the command line, or the harness ends (status 2). */
+    private static long milliseconds(String text, PrintStream stderr) {
+        long ms;
+        try {
+            ms = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            ms = -1;
+        }
+        if (ms <= 0) {
+            stderr.println("Harness: a time must be a positive number of milliseconds, not " + text);
+            Runtime.getRuntime().halt(2);
+        }
+        return ms;
+    }
+
     /** Writes one answer line and flushes it; a grader that stopped reading ends the harness. */
     private static void send(String line) {
-        protocol.print(line + "\n");
-        protocol.flush();
-        if (protocol.checkError()) {
+        PROTOCOL.print(line + "\n");
+        PROTOCOL.flush();
+        if (PROTOCOL.checkError()) {
             Runtime.getRuntime().halt(1);
         }
     }
@@ -334,6 +359,9 @@ public final class Harness {
         if (value == null || value instanceof Boolean || value instanceof Integer
                 || value instanceof Long || value instanceof Short || value instanceof Byte) {
             return String.valueOf(value);
+        }
+        if (value instanceof String && ((String) value).length() > MAX_STRING) {
+            return "{\"repr\": " + quote("<a String of " + ((String) value).length() + " characters>") + "}";
         }
         if (value instanceof Character || value instanceof String) {
             return quote(value.toString());

@@ -1,6 +1,6 @@
 """ttt-referee's harness for `grade --api xtreme`: calls a student's functions.
 
-Usage: python3 -I -B harness.py LIMIT_MS STUDENT.py < calls
+Usage: python3 -I -B harness.py LIMIT_MS BUDGET_MS STUDENT.py < calls
 
 It reads every call (one JSON object per line) before any student code runs,
 imports the student's file without running its `if __name__ == "__main__":`
@@ -8,7 +8,13 @@ block, and answers each call on its own line of standard output. It reports
 what happened (the value returned, the exception raised, the arguments the call
 changed, rows shared between lists) and never decides pass or fail: the grader
 does. A call still running after LIMIT_MS is answered `timeout`, and the
-harness exits with status 3; the grader restarts it for the calls left.
+harness exits with status 3; the grader restarts it for the calls left. Once
+BUDGET_MS have gone by it starts no more calls and says `paused`.
+
+The student's code runs in this process: a student who sets out to forge
+answers can. What the harness checks is bound here before the student's file
+is imported, so replacing this module's names changes nothing, and the grader
+notices a call answered twice.
 """
 
 import copy
@@ -16,7 +22,6 @@ import importlib.util
 import json
 import os
 import sys
-import threading
 import time
 
 # The grader's protocol is only ever written through these, saved before the
@@ -25,61 +30,75 @@ _dumps = json.dumps
 _exit = os._exit
 _monotonic = time.monotonic
 
-# Values are cut at this many list items in all, so a huge return value cannot
-# flood the protocol.
+# Values are cut at this many list items in all, and a string longer than
+# MAX_STRING is reported by its length, so a huge return value cannot flood the
+# protocol.
 MAX_ITEMS = 100_000
+MAX_STRING = 100_000
 
 
 class Protocol:
-    """The real standard output, kept apart from the student's prints."""
+    """The real standard output, kept apart from the student's prints: each
+    answer is one write of one line."""
 
     def __init__(self):
-        self.out = os.fdopen(os.dup(1), "w", encoding="ascii", newline="\n")
-        self.lock = threading.Lock()
+        self.fd = os.dup(1)
 
     def send(self, answer):
-        with self.lock:
-            self.out.write(_dumps(answer, ensure_ascii=True) + "\n")
-            self.out.flush()
+        data = (_dumps(answer, ensure_ascii=True) + "\n").encode("ascii")
+        while data:
+            data = data[os.write(self.fd, data):]
 
 
-class Watchdog(threading.Thread):
-    """Ends the harness when a call runs past the limit (the main thread cannot
-    be interrupted inside a loop that swallows every exception)."""
+class Watchdog:
+    """A process of its own, forked before the student's file is imported,
+    that answers `timeout` for a call running past the limit and kills the
+    harness: a thread could not, while a call holds the interpreter (a long
+    computation in C) or swallows every exception."""
 
     def __init__(self, protocol, limit):
-        super().__init__(daemon=True)
-        self.protocol = protocol
-        self.limit = limit
-        self.cv = threading.Condition()
-        self.call = None
-        self.started = 0.0
+        read, self.write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(self.write)
+            watch(read, protocol, limit, os.getppid())
+            _exit(0)
+        os.close(read)
 
     def begin(self, call):
-        with self.cv:
-            self.call = call
-            self.started = _monotonic()
-            self.cv.notify()
+        os.write(self.write, (_dumps(call) + "\n").encode("ascii"))
 
     def end(self):
-        with self.cv:
-            self.call = None
+        os.write(self.write, b"null\n")
 
-    def run(self):
-        with self.cv:
-            while True:
-                if self.call is None:
-                    self.cv.wait()
-                    continue
-                left = self.started + self.limit - _monotonic()
-                if left > 0:
-                    self.cv.wait(left)
-                    continue
-                if self.call == "import":
-                    self.protocol.send({"import_failed": "timeout"})
-                else:
-                    self.protocol.send({"id": self.call, "timeout": True})
-                _exit(3)
+
+def watch(read, protocol, limit, harness):
+    """The watchdog's loop: `begin` starts a call's clock, `end` stops it, the
+    end of the pipe (the harness is gone) ends the watch."""
+    import select
+    import signal
+
+    call, deadline, pending = None, None, b""
+    while True:
+        wait = None if deadline is None else max(0.0, deadline - _monotonic())
+        ready, _, _ = select.select([read], [], [], wait)
+        if ready:
+            chunk = os.read(read, 4096)
+            if not chunk:
+                return
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                call = json.loads(line)
+                deadline = None if call is None else _monotonic() + limit
+            continue
+        if deadline is not None and _monotonic() >= deadline:
+            if call == "import":
+                protocol.send({"import_failed": "timeout"})
+            else:
+                protocol.send({"id": call, "timeout": True})
+            os.kill(harness, signal.SIGKILL)
+            return
 
 
 def decode(value):
@@ -98,6 +117,8 @@ def encode(value, budget, seen=()):
     if budget[0] < 0:
         return {"repr": "..."}
     kind = type(value)
+    if kind is str and len(value) > MAX_STRING:
+        return {"repr": "<a str of %d characters>" % len(value)}
     if value is None or kind in (bool, int, str):
         return value
     if kind is float:
@@ -149,13 +170,15 @@ def aliasing(value, args):
     return None
 
 
-def call(module, request):
+def call(module, request, deepcopy=copy.deepcopy, aliasing=aliasing, encode=encode, described=described):
+    """Makes one call. Its helpers are bound as defaults, before the student's
+    file is imported."""
     name = request.get("fn")
     function = getattr(module, name, None) if isinstance(name, str) else None
     if not callable(function):
         return {"missing": "no function named %s" % name}
     args = [decode(a) for a in request.get("args", [])]
-    before = copy.deepcopy(args)
+    before = deepcopy(args)
     try:
         value = function(*args)
     except BaseException as e:
@@ -175,8 +198,10 @@ def call(module, request):
 
 
 def main():
+    began = _monotonic()
     limit = int(sys.argv[1]) / 1000
-    path = sys.argv[2]
+    budget = int(sys.argv[2]) / 1000
+    path = sys.argv[3]
     requests = []
     for line in sys.stdin.buffer.read().decode("utf-8", "replace").splitlines():
         if line.strip():
@@ -189,8 +214,9 @@ def main():
     sys.stdin = open(os.devnull, "r")
     sys.stdout = open(os.devnull, "w")
 
+    # Bound before the student's file can replace this module's names.
+    make_call = call
     watchdog = Watchdog(protocol, limit)
-    watchdog.start()
 
     watchdog.begin("import")
     try:
@@ -205,9 +231,12 @@ def main():
     protocol.send({"loaded": True})
 
     for request in requests:
+        if _monotonic() - began > budget:
+            protocol.send({"paused": True})
+            _exit(0)
         ident = request.get("id")
         watchdog.begin(ident)
-        answer = call(module, request)
+        answer = make_call(module, request)
         watchdog.end()
         answer["id"] = ident
         protocol.send(answer)

@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use super::shrink::{Budget, Found, Shrunk};
@@ -58,11 +59,28 @@ impl Api {
     /// # Errors
     /// Why the submission cannot be graded at all (no `asn3.py`; no
     /// `BoardPosition.java`), which is its build failing.
-    pub fn harness(self, source: &Path, memory: u64, call_limit: Duration) -> Result<Harness, String> {
+    pub fn harness(self, source: &Path, memory: u64, times: Times) -> Result<Harness, String> {
         match self {
-            Api::Xtreme => xtreme::harness(source, call_limit),
-            Api::IGameBoard => igameboard::harness(source, memory, call_limit),
+            Api::Xtreme => xtreme::harness(source, times),
+            Api::IGameBoard => igameboard::harness(source, memory, times),
         }
+    }
+}
+
+/// The harness's two clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Times {
+    /// The most one call may take.
+    pub call: Duration,
+    /// After this long a run starts no more calls (and is started again for
+    /// the rest), well before the sandbox's limit would stop it unheard.
+    pub budget: Duration,
+}
+
+impl Times {
+    /// The two as the harness's arguments: milliseconds, at least 1.
+    fn args(self) -> String {
+        format!("{} {}", self.call.as_millis().max(1), self.budget.as_millis().max(1))
     }
 }
 
@@ -172,6 +190,18 @@ impl Outcome {
     }
 }
 
+/// At most this many characters of a value are shown.
+const SHOWN_CHARS: usize = 2000;
+
+/// `text`, cut at [`SHOWN_CHARS`] characters with a word on how long it was.
+#[must_use]
+pub fn cut(text: String) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => text,
+        Some((at, _)) => format!("{}… ({} characters in all)", &text[..at], text.chars().count()),
+    }
+}
+
 /// The exception's type: what comes before the first `:`.
 fn exception_type(text: &str) -> &str {
     text.split(':').next().unwrap_or(text)
@@ -186,7 +216,7 @@ fn seconds(limit: Duration) -> String {
 /// function, a timeout. `None` when the call returned (`ok`).
 #[must_use]
 pub fn common(answer: &Map<String, Value>) -> Option<Outcome> {
-    let text = |key: &str| answer.get(key).and_then(Value::as_str).map(str::to_owned);
+    let text = |key: &str| answer.get(key).and_then(Value::as_str).map(|t| cut(t.to_owned()));
     if answer.get("timeout").is_some_and(|t| t == &Value::Bool(true)) {
         return Some(Outcome::TimeLimit);
     }
@@ -204,6 +234,10 @@ pub fn common(answer: &Map<String, Value>) -> Option<Outcome> {
     }
     Some(Outcome::Crashed("the harness's answer could not be read".to_owned()))
 }
+
+/// Runs the harness once on the calls given (JSON lines) in the sandbox;
+/// `None` if the grading was interrupted. Called from several threads.
+pub type Runner<'a> = dyn Fn(&[u8]) -> Option<Ran> + Sync + 'a;
 
 /// What one run of the harness gave.
 #[derive(Clone, Debug, Default)]
@@ -239,6 +273,8 @@ pub struct Settings {
     /// How hard to look for a smaller failing call (`None`: not at all;
     /// the smallest failing case generated is still shown).
     pub shrink: Option<Budget>,
+    /// How many harnesses run at once, each on a share of the functions.
+    pub parallel: usize,
 }
 
 /// Grades each of `functions` on `calls` (which must cover them), running
@@ -250,12 +286,11 @@ pub fn grade<C: Call>(
     functions: &[String],
     mut calls: Vec<C>,
     settings: &Settings,
-    run: &mut dyn FnMut(&[u8]) -> Option<Ran>,
+    run: &Runner<'_>,
 ) -> Result<Vec<TestResult>, Stop> {
     let began = Instant::now();
     calls.sort_by_key(|c| (c.function(), c.size()));
-    let refs: Vec<&C> = calls.iter().collect();
-    let outcomes = answer_all(&refs, functions.len(), run, true)?;
+    let outcomes = answer_shared(&calls, functions.len(), settings.parallel, run)?;
     let mut results = Vec::with_capacity(functions.len());
     let mut to_shrink = Vec::new();
     for (f, name) in functions.iter().enumerate() {
@@ -321,7 +356,7 @@ fn shrink_all<C: Call>(
     start: &[(usize, C, Outcome)],
     functions: usize,
     budget: Budget,
-    run: &mut dyn FnMut(&[u8]) -> Option<Ran>,
+    run: &Runner<'_>,
 ) -> Result<Vec<(C, Outcome, usize, bool)>, Stop> {
     let began = Instant::now();
     let mut current: Vec<(C, Outcome, usize, bool)> =
@@ -348,7 +383,7 @@ fn shrink_all<C: Call>(
             break;
         }
         let refs: Vec<&C> = candidates.iter().map(|(_, c)| c).collect();
-        let outcomes = match answer_all(&refs, functions, run, false) {
+        let outcomes = match answer_all(&refs, functions, run) {
             Err(Stop::NotLoaded(_)) => break,
             other => other?,
         };
@@ -375,23 +410,128 @@ fn shrink_all<C: Call>(
     Ok(current)
 }
 
+/// Answers every call with `parallel` harnesses at once, each given the
+/// calls of every `parallel`-th function, once a first run with no calls has
+/// shown that the file loads.
+fn answer_shared<C: Call>(
+    calls: &[C],
+    functions: usize,
+    parallel: usize,
+    run: &Runner<'_>,
+) -> Result<Vec<Option<Outcome>>, Stop> {
+    loads(run)?;
+    let parallel = parallel.clamp(1, functions.max(1));
+    let shares: Vec<Vec<usize>> = (0..parallel)
+        .map(|k| (0..calls.len()).filter(|&i| calls[i].function() % parallel == k).collect())
+        .collect();
+    let answered: Vec<Result<Vec<Option<Outcome>>, Stop>> = shares
+        .par_iter()
+        .map(|share| {
+            let refs: Vec<&C> = share.iter().map(|&i| &calls[i]).collect();
+            answer_all(&refs, functions, run)
+        })
+        .collect();
+    let mut outcomes = vec![None; calls.len()];
+    for (share, answered) in shares.iter().zip(answered) {
+        for (&i, outcome) in share.iter().zip(answered?) {
+            outcomes[i] = outcome;
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Whether the harness starts and the student's file loads: a run with no
+/// calls must say `loaded`.
+fn loads(run: &Runner<'_>) -> Result<(), Stop> {
+    let ran = run(b"").ok_or(Stop::Interrupted)?;
+    for line in ran.stdout.split(|&b| b == b'\n') {
+        let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(line) else { continue };
+        if let Some(why) = answer.get("import_failed").and_then(Value::as_str) {
+            return Err(Stop::NotLoaded(why.to_owned()));
+        }
+        if answer.contains_key("loaded") {
+            return Ok(());
+        }
+    }
+    let mut why = format!("the harness stopped before it had loaded the file ({})", ran.ending);
+    if !ran.stderr.is_empty() {
+        let _ = write!(why, ":\n{}", ran.stderr);
+    }
+    Err(Stop::NotLoaded(why))
+}
+
+/// What one run of the harness said.
+struct Heard {
+    /// How each call answered went.
+    answers: Vec<(usize, Outcome)>,
+    /// It stopped at its budget, not in a call.
+    paused: bool,
+}
+
+/// Reads a run's answers to `calls`; a call answered twice (not counting a
+/// timeout the watchdog wrote as the call returned) was tampered with.
+fn hear<C: Call>(ran: &Ran, calls: &[&C]) -> Result<Heard, Stop> {
+    let mut heard = Heard { answers: Vec::new(), paused: false };
+    let mut seen: Vec<Option<usize>> = vec![None; calls.len()];
+    for line in ran.stdout.split(|&b| b == b'\n') {
+        let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(line) else { continue };
+        if let Some(why) = answer.get("import_failed").and_then(Value::as_str) {
+            return Err(Stop::NotLoaded(why.to_owned()));
+        }
+        heard.paused |= answer.contains_key("paused");
+        let Some(i) = answer.get("id").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok()) else {
+            continue;
+        };
+        if i >= calls.len() {
+            continue;
+        }
+        let outcome = calls[i].judge(&answer);
+        match seen[i] {
+            None => {
+                seen[i] = Some(heard.answers.len());
+                heard.answers.push((i, outcome));
+            }
+            Some(_) if outcome == Outcome::TimeLimit => {}
+            Some(at) => {
+                heard.answers[at].1 = Outcome::Crashed(
+                    "it was answered twice: the harness's answers were tampered with".to_owned(),
+                );
+            }
+        }
+    }
+    Ok(heard)
+}
+
 /// Answers every call, starting the harness again after a call that ran
-/// out of time or killed it; the calls of that function left are not run
-/// (`None`). With `first`, a first run that answers nothing means the file
-/// did not load.
+/// out of time (twice: the second time alone) or killed it (the calls of
+/// that function left are then not run: `None`), and after a run that used
+/// its budget.
+///
+/// A run the sandbox stopped at its own limit says nothing (its output is
+/// lost), so the first call it was given is then run alone to see whether it
+/// is the one that stalls. At most twice as many runs as functions, and ten
+/// more, and three the sandbox stopped, are made: past that the calls left
+/// are not run.
 fn answer_all<C: Call>(
     calls: &[&C],
     functions: usize,
-    run: &mut dyn FnMut(&[u8]) -> Option<Ran>,
-    first: bool,
+    run: &Runner<'_>,
 ) -> Result<Vec<Option<Outcome>>, Stop> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
     let mut given_up = vec![false; functions];
     let mut todo: Vec<usize> = (0..calls.len()).collect();
-    let mut runs = 0;
-    while !todo.is_empty() {
+    let mut alone = false;
+    let mut stopped = 0;
+    let mut tried_again: Vec<usize> = Vec::new();
+    for _ in 0..2 * functions + 10 {
+        // A harness the sandbox keeps stopping (its watchdog killed?) is not
+        // given more.
+        if todo.is_empty() || stopped >= 3 {
+            break;
+        }
+        let sent: &[usize] = if alone { &todo[..1] } else { &todo };
         let mut input = Vec::new();
-        for &i in &todo {
+        for &i in sent {
             let mut request = calls[i].request();
             request.insert("id".to_owned(), Value::from(i));
             // A map of strings and numbers always serializes.
@@ -399,47 +539,50 @@ fn answer_all<C: Call>(
             input.push(b'\n');
         }
         let ran = run(&input).ok_or(Stop::Interrupted)?;
-        runs += 1;
-        let mut heard = false;
-        for line in ran.stdout.split(|&b| b == b'\n') {
-            let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(line) else { continue };
-            heard = true;
-            if let Some(why) = answer.get("import_failed").and_then(Value::as_str) {
-                return Err(Stop::NotLoaded(why.to_owned()));
-            }
-            let Some(i) = answer.get("id").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok())
-            else {
-                continue;
-            };
-            if i < calls.len() && outcomes[i].is_none() {
-                let outcome = calls[i].judge(&answer);
-                if outcome == Outcome::TimeLimit {
-                    given_up[calls[i].function()] = true;
+        let heard = hear(&ran, calls)?;
+        stopped += usize::from(ran.out_of_time);
+        let mut again = None;
+        for (i, outcome) in heard.answers {
+            if outcome == Outcome::TimeLimit {
+                // A call out of time once is tried again alone, in a fresh
+                // harness: a loaded machine is no student's fault.
+                if !tried_again.contains(&i) {
+                    again = Some(i);
+                    continue;
                 }
-                outcomes[i] = Some(outcome);
+                given_up[calls[i].function()] = true;
             }
+            outcomes[i] = Some(outcome);
         }
-        // Not a word, not even that the file loaded: it did not.
-        if first && runs == 1 && !heard {
-            let mut why = format!("the harness stopped before answering ({})", ran.ending);
-            if !ran.stderr.is_empty() {
-                let _ = write!(why, ":\n{}", ran.stderr);
-            }
-            return Err(Stop::NotLoaded(why));
+        let left: Vec<usize> = sent.iter().copied().filter(|&i| outcomes[i].is_none()).collect();
+        let was_alone = alone;
+        alone = false;
+        if let Some(i) = again {
+            tried_again.push(i);
+            todo.retain(|&j| j != i && outcomes[j].is_none() && !given_up[calls[j].function()]);
+            todo.insert(0, i);
+            alone = true;
+            continue;
         }
-        let left: Vec<usize> = todo.iter().copied().filter(|&i| outcomes[i].is_none()).collect();
-        let Some((&culprit, rest)) = left.split_first() else { break };
-        // The first call left unanswered is the one the harness stopped in.
-        let given_up_before = given_up[calls[culprit].function()];
-        if !given_up_before {
-            outcomes[culprit] = Some(if ran.out_of_time {
-                Outcome::TimeLimit
+        if let Some(&culprit) = left.first()
+            && !heard.paused
+        {
+            if ran.out_of_time && !was_alone && sent.len() > 1 {
+                // Which call stalled is not known: the first one, alone.
+                alone = true;
             } else {
-                Outcome::Crashed(format!("the harness stopped during this call ({})", ran.ending))
-            });
+                // The first call left unanswered is the one the harness stopped in.
+                if !given_up[calls[culprit].function()] {
+                    outcomes[culprit] = Some(if ran.out_of_time {
+                        Outcome::TimeLimit
+                    } else {
+                        Outcome::Crashed(format!("the harness stopped during this call ({})", ran.ending))
+                    });
+                }
+                given_up[calls[culprit].function()] = true;
+            }
         }
-        given_up[calls[culprit].function()] = true;
-        todo = rest.iter().copied().filter(|&i| !given_up[calls[i].function()]).collect();
+        todo.retain(|&i| outcomes[i].is_none() && !given_up[calls[i].function()]);
     }
     Ok(outcomes)
 }

@@ -8,13 +8,12 @@
 //! it, which is the rule engine's `n` in a row on an `n`-wide line.
 
 use std::path::Path;
-use std::time::Duration;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-use super::{Call, CaseOptions, Harness, Outcome, common, quoted};
+use super::{Call, CaseOptions, Harness, Outcome, Times, common, cut, quoted};
 use crate::board::{Board, Direction, Geometry, Storage, parse_xy};
 use crate::grade::language;
 use crate::player::{Mark, Player, PlayerId, Players};
@@ -47,7 +46,7 @@ const HARNESS_FILE: &str = ".ttt_harness.py";
 
 /// The harness for the submission at `source`: its `asn3.py`, or its only
 /// Python file.
-pub(super) fn harness(source: &Path, call_limit: Duration) -> Result<Harness, String> {
+pub(super) fn harness(source: &Path, times: Times) -> Result<Harness, String> {
     let files = language::files(source);
     let python: Vec<&std::path::PathBuf> =
         files.iter().filter(|f| f.extension().is_some_and(|e| e == "py")).collect();
@@ -62,11 +61,7 @@ pub(super) fn harness(source: &Path, call_limit: Duration) -> Result<Harness, St
         files: vec![(HARNESS_FILE.to_owned(), super::PYTHON_HARNESS)],
         build: None,
         env: Vec::new(),
-        run: format!(
-            "python3 -I -B {HARNESS_FILE} {} {}",
-            call_limit.as_millis().max(1),
-            shell_words::quote(&file)
-        ),
+        run: format!("python3 -I -B {HARNESS_FILE} {} {}", times.args(), shell_words::quote(&file)),
     })
 }
 
@@ -423,8 +418,8 @@ impl Call for XCall {
             return Outcome::Pass;
         }
         Outcome::Wrong {
-            expected: python(&expected),
-            got: python(got),
+            expected: cut(python(&expected)),
+            got: cut(python(got)),
             why: (!why.is_empty()).then(|| why.join("; and ")),
         }
     }
