@@ -210,11 +210,17 @@ fn gradescope(args: &GradescopeArgs, matches: &ArgMatches) -> Result<u8, CliErro
         let bytes = zip.finish().map_err(io::Error::other)?.into_inner();
         out.write_all(&bytes)
     })?;
+    let tests =
+        package.files.iter().filter(|(p, _, _)| p.starts_with("tests/") && p != "tests/grade.toml").count();
+    let what = if args.plan.tests.is_some() {
+        format!("{tests} tests")
+    } else {
+        "functions graded one by one".to_owned()
+    };
     let _ = writeln!(
         io::stderr(),
-        "ttt-referee: wrote {} ({} tests); upload it as the assignment's autograder (Ubuntu base image)",
+        "ttt-referee: wrote {} ({what}); upload it as the assignment's autograder (Ubuntu base image)",
         args.out.display(),
-        package.files.iter().filter(|(p, _, _)| p.starts_with("tests/") && p != "tests/grade.toml").count()
     );
     Ok(EXIT_SUCCESS)
 }

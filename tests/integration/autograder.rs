@@ -203,3 +203,42 @@ fn the_github_grading_step_runs_as_an_ordinary_user() {
     assert_eq!(results["submissions"][0]["score"], 100.0);
     assert_eq!(fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0, "the grader left its scratch");
 }
+
+#[test]
+fn gradescope_grades_functions_one_by_one_with_no_tests_directory() {
+    if !runnable("gradescope_grades_functions_one_by_one_with_no_tests_directory", false) {
+        return;
+    }
+    let platform = Platform { dir: tempfile::tempdir().unwrap() };
+    let referee = install(&platform.dir.path().join("build"));
+    let zip = platform.dir.path().join("autograder.zip");
+    let made = Command::new(&referee)
+        .args(["autograder", "gradescope", "--api", "xtreme", "--cases", "20", "--binary"])
+        .arg(&referee)
+        .arg("-o")
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert!(String::from_utf8_lossy(&made.stderr).contains("(functions graded one by one)"));
+    let root = platform.root();
+    unzip(&zip, &root.join("source"));
+    assert!(!root.join("source/tests").exists());
+    copy_dir(&fixture("api/xtreme/kit-tuple"), &root.join("submission"));
+    let setup = platform.run(&root.join("source/setup.sh"));
+    assert!(setup.status.success(), "setup.sh: {}", String::from_utf8_lossy(&setup.stderr));
+    fs::copy(root.join("source/run_autograder"), root.join("run_autograder")).unwrap();
+    let run = platform.run(&root.join("run_autograder"));
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let results = platform.results();
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 12);
+    assert_eq!(tests[1]["name"], "parse_move");
+    assert_eq!(tests[1]["status"], "failed");
+    let output = tests[1]["output"].as_str().unwrap();
+    assert!(
+        output.contains("The smallest failing call") && output.contains("parse_move(\"2,1\")"),
+        "{output}"
+    );
+    assert_eq!(results["output"], "Python (asn3.py): 11 of 12 tests passed.");
+}
