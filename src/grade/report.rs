@@ -345,9 +345,9 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                                     details { summary { "standard error on it" } pre { (s.stderr) } }
                                 }
                             }
-                            @if t.verdict == Verdict::Wrong { h4 { "The test itself" } }
+                            @if whole_answer(t) { h4 { "The test itself" } }
                         }
-                        @if t.verdict == Verdict::Wrong { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
+                        @if whole_answer(t) { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
                     }
                 }
                 script { (PreEscaped(SCRIPT)) }
@@ -355,6 +355,12 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
         }
     };
     out.write_all(page.into_string().as_bytes())
+}
+
+/// A wrong test with answers of its own to show (a function graded with
+/// `--api` has only its smallest failing call's).
+fn whole_answer(t: &super::TestResult) -> bool {
+    t.verdict == Verdict::Wrong && !(t.expected.is_empty() && t.actual.is_empty())
 }
 
 /// `text` with its first letter a capital.

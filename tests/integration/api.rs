@@ -359,3 +359,15 @@ fn hostile_java_students_get_the_grades_they_earn_and_nothing_more() {
         assert_eq!(failures(&graded, name), verdicts, "{name}");
     }
 }
+
+#[test]
+fn the_html_report_shows_a_function_its_smallest_call_and_no_empty_test_answers() {
+    let graded = class("xtreme");
+    let html = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    assert!(
+        html.contains("check_up_diagonal([[&quot; &quot;]], &quot;X&quot;)")
+            || html.contains(r#"check_up_diagonal([[" "]], "X")"#)
+    );
+    // A function has no whole-test answers to set beside each other.
+    assert!(!html.contains("The test itself"), "an empty 'The test itself' section");
+}
