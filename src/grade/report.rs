@@ -69,8 +69,17 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
     Ok(())
 }
 
+/// A field a spreadsheet would take for a formula (`=HYPERLINK(…)` as a
+/// submission's name), with a `'` before it so it stays text; a number stays
+/// a number.
+fn no_formula(field: String) -> String {
+    let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']) && field.parse::<f64>().is_err();
+    if formula { format!("'{field}") } else { field }
+}
+
 /// A CSV table for spreadsheets and gradebooks, written to any `io::Write`:
-/// every field made [`inert`], then quoted (RFC 4180, `\n` line ends) when it
+/// every field made [`inert`] (and any that would be a formula made text),
+/// then quoted (RFC 4180, `\n` line ends) when it
 /// holds a comma or a quote. `grades.csv` and `check --format csv` both
 /// write through it.
 pub struct CsvTable<W: Write> {
@@ -90,7 +99,7 @@ impl<W: Write> CsvTable<W> {
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        self.writer.write_record(fields.into_iter().map(|f| inert(f.as_ref()).into_owned()))?;
+        self.writer.write_record(fields.into_iter().map(|f| no_formula(inert(f.as_ref()).into_owned())))?;
         Ok(())
     }
 
@@ -372,4 +381,21 @@ pub(super) fn capitalized(text: &str) -> String {
 /// A name made safe for an HTML id.
 fn anchor(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_a_spreadsheet_would_run_stays_text() {
+        let mut out = Vec::new();
+        let mut table = CsvTable::new(&mut out);
+        table.row(["=HYPERLINK(\"http://x\")", "+1+1", "@SUM(A1)", "-2", "-1.5", "ann", "a=b"]).unwrap();
+        table.finish().unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\"'=HYPERLINK(\"\"http://x\"\")\",'+1+1,'@SUM(A1),-2,-1.5,ann,a=b\n"
+        );
+    }
 }
