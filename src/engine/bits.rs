@@ -14,6 +14,10 @@ pub struct Lines {
     pub cells: u32,
     /// For each square, the winning lines through it.
     through: Vec<Vec<u64>>,
+    /// Every winning line.
+    pub all: Vec<u64>,
+    /// How many in a row win.
+    pub win: u32,
     /// Each symmetry of the board as a permutation of squares.
     symmetries: Vec<Vec<u32>>,
     /// Squares ordered from the centre outwards, for move ordering.
@@ -32,6 +36,7 @@ impl Lines {
             (r < rows && c < cols).then_some(r * cols + c)
         };
         let mut through = vec![Vec::new(); cells as usize];
+        let mut all = Vec::new();
         for r in 0..i64::from(rows) {
             for c in 0..i64::from(cols) {
                 for (dr, dc) in [(0, 1), (1, 0), (1, 1), (-1, 1)] {
@@ -39,6 +44,7 @@ impl Lines {
                         (0..i64::from(win)).map(|k| index(r + k * dr, c + k * dc)).collect();
                     if let Some(squares) = squares {
                         let mask = squares.iter().fold(0u64, |m, &s| m | 1 << s);
+                        all.push(mask);
                         for s in squares {
                             through[s as usize].push(mask);
                         }
@@ -66,7 +72,7 @@ impl Lines {
         };
         let mut centre_first: Vec<u32> = (0..cells).collect();
         centre_first.sort_by(|&a, &b| centre(a).total_cmp(&centre(b)).then(a.cmp(&b)));
-        Lines { cells, through, symmetries, centre_first }
+        Lines { cells, through, all, win, symmetries, centre_first }
     }
 
     /// Whether `bits` holds a winning line through square `s`.
