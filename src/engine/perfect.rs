@@ -1,12 +1,19 @@
 //! The perfect player: negamax with alpha-beta pruning, a transposition table
 //! keyed by the position up to the board's symmetries, immediate wins and
-//! forced blocks found before searching, and centre-first move ordering.
+//! forced blocks found before searching.
 //!
 //! Dead lines prune most of a k-in-a-row search: a line holding both sides'
 //! marks can never be completed. A position with no live line is a draw
 //! however play goes; a side with none cannot win (its score is at most 0);
 //! and a square on no live line is never tried, since a mark there can never
 //! matter and so is worth no more than a mark on any live square.
+//!
+//! Moves are tried in order: the best move the table remembers (mapped back
+//! from the key's orientation), then squares that make a threat or stop one
+//! being made (on a live line one mark short of a threat), then the rest
+//! centre-first. At the root each move is first searched with a window
+//! around 0 (win, draw or loss), and only a win or loss is searched again
+//! for how fast.
 //!
 //! Scores are from the side to move: a win when the board holds `n` marks
 //! scores `cells + 1 - n`, so a quicker win scores higher and a later loss
@@ -122,7 +129,10 @@ impl Solver<'_, '_> {
                 let score = -self.negamax(theirs, mine | bit, -(top + 1), -(top - 1));
                 if score > top { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) } else { score }
             } else {
-                -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX)
+                // Win, draw or loss first (a window around 0), then, for a
+                // win or loss, how fast.
+                let score = -self.negamax(theirs, mine | bit, -1, 1);
+                if score == 0 { score } else { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) }
             };
             if self.stopped {
                 return None;
@@ -176,17 +186,25 @@ impl Solver<'_, '_> {
         // and the lines each side can still complete.
         let near = self.lines.win - 1;
         let (mut threats, mut mine_live, mut theirs_live) = (0u64, 0u64, 0u64);
+        // Squares that make a threat, or stop one being made: tried first.
+        let mut hot = 0u64;
         for &line in &self.lines.all {
             let (a, b) = (line & mine, line & theirs);
             if b == 0 {
                 if a.count_ones() == near {
                     return self.win_score(marks + 1);
                 }
+                if a.count_ones() + 1 == near {
+                    hot |= line;
+                }
                 mine_live |= line;
             }
             if a == 0 {
                 if b.count_ones() == near {
                     threats |= line & !theirs;
+                }
+                if b.count_ones() + 1 == near {
+                    hot |= line;
                 }
                 theirs_live |= line;
             }
@@ -226,13 +244,16 @@ impl Solver<'_, '_> {
         // A square on no line either side can still complete is worth no
         // more than any other move: its mark can never matter.
         let moves = if threats == 0 { free & (mine_live | theirs_live) } else { threats };
-        let key = self.lines.canonical(mine, theirs);
+        let hot = hot & moves;
+        let (key, symmetry) = self.lines.canonical(mine, theirs);
+        let mut first = None;
         if let Some(entry) = self.table.get(key) {
+            first = entry.best.map(|s| self.lines.preimage_of(symmetry, s));
             match entry.step {
                 // A whole-subtree result holds in every step.
                 None => {}
                 Some(step) if step == self.horizon => self.cut += 1,
-                Some(_) => return self.search(mine, theirs, alpha, beta, moves, key),
+                Some(_) => return self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first),
             }
             let score = entry.score;
             match entry.bound {
@@ -244,31 +265,40 @@ impl Solver<'_, '_> {
                 return score;
             }
         }
-        self.search(mine, theirs, alpha, beta, moves, key)
+        self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first)
     }
 
-    /// Searches `moves` and records the result under `key`.
+    /// Searches `moves` (the best move found before, `first`, first) and
+    /// records the result, with the best move, under `key`, the position's
+    /// image by `symmetry`.
+    #[allow(clippy::too_many_arguments, reason = "one search's state, passed down a hot path")]
     fn search(
         &mut self,
         mine: u64,
         theirs: u64,
         mut alpha: i32,
         beta: i32,
-        moves: u64,
+        (moves, hot): (u64, u64),
         key: (u64, u64),
+        symmetry: usize,
+        first: Option<u32>,
     ) -> i32 {
         let free = self.lines.full() & !(mine | theirs);
         let cut_before = self.cut;
         let original_alpha = alpha;
         let mut best = -i32::MAX;
-        for i in 0..self.lines.centre_first.len() {
-            let s = self.lines.centre_first[i];
+        let mut best_move = None;
+        let first = first.filter(|&s| moves & (1 << s) != 0);
+        let lines = self.lines;
+        let rest = moves & !first.map_or(0, |s| 1 << s);
+        let in_order = |mask: u64| lines.centre_first.iter().copied().filter(move |&s| mask & (1 << s) != 0);
+        for s in first.into_iter().chain(in_order(rest & hot)).chain(in_order(rest & !hot)) {
             let bit = 1u64 << s;
-            if moves & bit == 0 {
-                continue;
-            }
             let score = -self.negamax(theirs, mine | bit, -beta, -alpha);
-            best = best.max(score);
+            if score > best {
+                best = score;
+                best_move = Some(s);
+            }
             alpha = alpha.max(score);
             if alpha >= beta {
                 break;
@@ -286,7 +316,8 @@ impl Solver<'_, '_> {
         };
         let step = (self.cut != cut_before).then_some(self.horizon);
         let work = free.count_ones();
-        self.table.put(key, Entry { score: best, bound, step, best: None, work }, self.horizon);
+        let image = best_move.map(|s| self.lines.image_of(symmetry, s));
+        self.table.put(key, Entry { score: best, bound, step, best: image, work }, self.horizon);
         best
     }
 }
@@ -373,10 +404,32 @@ mod tests {
     }
 
     #[test]
+    fn a_best_move_maps_to_the_key_and_back() {
+        for (rows, cols) in [(5, 5), (4, 6)] {
+            let lines = Lines::new(Geometry::new(rows, cols, 4).unwrap());
+            let (mine, theirs) = (0b1_0110, 1 << 9);
+            let (key, symmetry) = lines.canonical(mine, theirs);
+            for s in 0..lines.cells {
+                let image = lines.image_of(symmetry, s);
+                assert_eq!(lines.preimage_of(symmetry, image), s);
+                // The square's mark lands where the key has it.
+                assert_eq!(key.0 | 1 << image, permuted(&lines, symmetry, mine | 1 << s));
+            }
+        }
+    }
+
+    /// `bits` as symmetry `symmetry` maps it.
+    fn permuted(lines: &Lines, symmetry: usize, bits: u64) -> u64 {
+        (0..lines.cells)
+            .filter(|&s| bits & 1 << s != 0)
+            .fold(0, |out, s| out | 1 << lines.image_of(symmetry, s))
+    }
+
+    #[test]
     fn the_pruned_search_agrees_with_plain_negamax() {
         let mut rng = ChaCha8Rng::seed_from_u64(20);
         for (geometry, marks, count) in
-            [((4, 4, 4), 2..=10, 60), ((5, 5, 4), 11..=16, 40), ((4, 5, 3), 4..=12, 40)]
+            [((4, 4, 4), 2..=10, 60), ((5, 5, 4), 12..=16, 40), ((4, 5, 3), 4..=12, 40)]
         {
             let lines = Lines::new(Geometry::new(geometry.0, geometry.1, geometry.2).unwrap());
             let mut memo = HashMap::new();
