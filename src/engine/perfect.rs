@@ -428,6 +428,7 @@ mod tests {
     #[test]
     fn the_pruned_search_agrees_with_plain_negamax() {
         let mut rng = ChaCha8Rng::seed_from_u64(20);
+        let mut seen = std::collections::BTreeSet::new();
         for (geometry, marks, count) in
             [((4, 4, 4), 2..=10, 60), ((5, 5, 4), 12..=16, 40), ((4, 5, 3), 4..=12, 40)]
         {
@@ -437,6 +438,7 @@ mod tests {
                 let n = rng.random_range(marks.clone());
                 let (mine, theirs) = random_position(&lines, n, &mut rng);
                 let truth = oracle(&lines, mine, theirs, &mut memo);
+                seen.insert(truth.signum());
                 let full = solver(&lines, 1).negamax(mine, theirs, -i32::MAX, i32::MAX);
                 assert_eq!(full, truth, "{geometry:?} {mine:#x} {theirs:#x}");
                 // A window around 0 tells win, draw or loss.
@@ -444,5 +446,7 @@ mod tests {
                 assert_eq!(sign, truth.signum(), "{geometry:?} {mine:#x} {theirs:#x}");
             }
         }
+        // Wins, draws and losses were all compared.
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [-1, 0, 1]);
     }
 }
