@@ -14,8 +14,14 @@ pub struct Lines {
     pub cells: u32,
     /// For each square, the winning lines through it.
     through: Vec<Vec<u64>>,
+    /// Every winning line.
+    pub all: Vec<u64>,
+    /// How many in a row win.
+    pub win: u32,
     /// Each symmetry of the board as a permutation of squares.
     symmetries: Vec<Vec<u32>>,
+    /// Each symmetry's inverse.
+    inverses: Vec<Vec<u32>>,
     /// Squares ordered from the centre outwards, for move ordering.
     pub centre_first: Vec<u32>,
 }
@@ -32,6 +38,7 @@ impl Lines {
             (r < rows && c < cols).then_some(r * cols + c)
         };
         let mut through = vec![Vec::new(); cells as usize];
+        let mut all = Vec::new();
         for r in 0..i64::from(rows) {
             for c in 0..i64::from(cols) {
                 for (dr, dc) in [(0, 1), (1, 0), (1, 1), (-1, 1)] {
@@ -39,6 +46,7 @@ impl Lines {
                         (0..i64::from(win)).map(|k| index(r + k * dr, c + k * dc)).collect();
                     if let Some(squares) = squares {
                         let mask = squares.iter().fold(0u64, |m, &s| m | 1 << s);
+                        all.push(mask);
                         for s in squares {
                             through[s as usize].push(mask);
                         }
@@ -59,6 +67,16 @@ impl Lines {
             symmetries.push(map(&|r, c| (c, rows - 1 - r)));
             symmetries.push(map(&|r, c| (cols - 1 - c, r)));
         }
+        let inverses = symmetries
+            .iter()
+            .map(|perm| {
+                let mut inverse = vec![0; perm.len()];
+                for (s, &t) in (0..cells).zip(perm) {
+                    inverse[t as usize] = s;
+                }
+                inverse
+            })
+            .collect();
         let centre = |s: u32| {
             let (r, c) = (f64::from(s / cols), f64::from(s % cols));
             let (mr, mc) = (f64::from(rows - 1) / 2.0, f64::from(cols - 1) / 2.0);
@@ -66,7 +84,7 @@ impl Lines {
         };
         let mut centre_first: Vec<u32> = (0..cells).collect();
         centre_first.sort_by(|&a, &b| centre(a).total_cmp(&centre(b)).then(a.cmp(&b)));
-        Lines { cells, through, symmetries, centre_first }
+        Lines { cells, through, all, win, symmetries, inverses, centre_first }
     }
 
     /// Whether `bits` holds a winning line through square `s`.
@@ -82,16 +100,30 @@ impl Lines {
         if self.cells == 64 { u64::MAX } else { (1 << self.cells) - 1 }
     }
 
-    /// The smallest of the position's symmetric images: positions that are
-    /// the same up to symmetry get the same key.
+    /// The smallest of the position's symmetric images, and which symmetry
+    /// makes it: positions that are the same up to symmetry get the same key.
     #[must_use]
-    pub fn canonical(&self, mine: u64, theirs: u64) -> (u64, u64) {
-        let mut best = (mine, theirs);
-        for perm in &self.symmetries[1..] {
+    pub fn canonical(&self, mine: u64, theirs: u64) -> ((u64, u64), usize) {
+        let mut best = ((mine, theirs), 0);
+        for (i, perm) in self.symmetries.iter().enumerate().skip(1) {
             let image = (permute(mine, perm), permute(theirs, perm));
-            best = best.min(image);
+            if image < best.0 {
+                best = (image, i);
+            }
         }
         best
+    }
+
+    /// Square `s` as it lies in the image made by symmetry `symmetry`.
+    #[must_use]
+    pub fn image_of(&self, symmetry: usize, s: u32) -> u32 {
+        self.symmetries[symmetry][s as usize]
+    }
+
+    /// The square that symmetry `symmetry` takes to `s` in its image.
+    #[must_use]
+    pub fn preimage_of(&self, symmetry: usize, s: u32) -> u32 {
+        self.inverses[symmetry][s as usize]
     }
 }
 

@@ -1,6 +1,19 @@
 //! The perfect player: negamax with alpha-beta pruning, a transposition table
 //! keyed by the position up to the board's symmetries, immediate wins and
-//! forced blocks found before searching, and centre-first move ordering.
+//! forced blocks found before searching.
+//!
+//! Dead lines prune most of a k-in-a-row search: a line holding both sides'
+//! marks can never be completed. A position with no live line is a draw
+//! however play goes; a side with none cannot win (its score is at most 0);
+//! and a square on no live line is never tried, since a mark there can never
+//! matter and so is worth no more than a mark on any live square.
+//!
+//! Moves are tried in order: the best move the table remembers (mapped back
+//! from the key's orientation), then squares that make a threat or stop one
+//! being made (on a live line one mark short of a threat), then the rest
+//! centre-first. At the root each move is first searched with a window
+//! around 0 (win, draw or loss), and only a win or loss is searched again
+//! for how fast.
 //!
 //! Scores are from the side to move: a win when the board holds `n` marks
 //! scores `cells + 1 - n`, so a quicker win scores higher and a later loss
@@ -116,7 +129,10 @@ impl Solver<'_, '_> {
                 let score = -self.negamax(theirs, mine | bit, -(top + 1), -(top - 1));
                 if score > top { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) } else { score }
             } else {
-                -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX)
+                // Win, draw or loss first (a window around 0), then, for a
+                // win or loss, how fast.
+                let score = -self.negamax(theirs, mine | bit, -1, 1);
+                if score == 0 { score } else { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) }
             };
             if self.stopped {
                 return None;
@@ -166,44 +182,78 @@ impl Solver<'_, '_> {
             return 0;
         }
         let marks = taken.count_ones();
-        let mut threats = 0u64;
-        let mut rest = free;
-        while rest != 0 {
-            let s = rest.trailing_zeros();
-            let bit = 1u64 << s;
-            if self.lines.wins_at(mine | bit, s) {
-                return self.win_score(marks + 1);
+        // One pass over the lines: a win at once, the opponent's threats,
+        // and the lines each side can still complete.
+        let near = self.lines.win - 1;
+        let (mut threats, mut mine_live, mut theirs_live) = (0u64, 0u64, 0u64);
+        // Squares that make a threat, or stop one being made: tried first.
+        let mut hot = 0u64;
+        for &line in &self.lines.all {
+            let (a, b) = (line & mine, line & theirs);
+            if b == 0 {
+                if a.count_ones() == near {
+                    return self.win_score(marks + 1);
+                }
+                if a.count_ones() + 1 == near {
+                    hot |= line;
+                }
+                mine_live |= line;
             }
-            if self.lines.wins_at(theirs | bit, s) {
-                threats |= bit;
+            if a == 0 {
+                if b.count_ones() == near {
+                    threats |= line & !theirs;
+                }
+                if b.count_ones() + 1 == near {
+                    hot |= line;
+                }
+                theirs_live |= line;
             }
-            rest &= rest - 1;
         }
         if threats.count_ones() >= 2 {
             // One block is possible; the other threat wins next move.
             return -self.win_score(marks + 2);
+        }
+        if mine_live | theirs_live == 0 {
+            // No line can be completed by anyone: a draw, however play goes.
+            return 0;
         }
         if marks >= self.horizon {
             self.cut += 1;
             return 0;
         }
 
-        // No score can beat a win on the next move but one.
-        let ceiling = self.win_score(marks + 3).max(0);
+        // No score can beat a win on the next move but one; a side with no
+        // line left to complete cannot win at all.
+        let mut ceiling = self.win_score(marks + 3).max(0);
+        if mine_live == 0 {
+            ceiling = 0;
+        }
         if beta > ceiling {
             beta = ceiling;
             if alpha >= beta {
                 return beta;
             }
         }
+        if theirs_live == 0 && alpha < 0 {
+            alpha = 0;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
 
-        let key = self.lines.canonical(mine, theirs);
+        // A square on no line either side can still complete is worth no
+        // more than any other move: its mark can never matter.
+        let moves = if threats == 0 { free & (mine_live | theirs_live) } else { threats };
+        let hot = hot & moves;
+        let (key, symmetry) = self.lines.canonical(mine, theirs);
+        let mut first = None;
         if let Some(entry) = self.table.get(key) {
+            first = entry.best.map(|s| self.lines.preimage_of(symmetry, s));
             match entry.step {
                 // A whole-subtree result holds in every step.
                 None => {}
                 Some(step) if step == self.horizon => self.cut += 1,
-                Some(_) => return self.search(mine, theirs, alpha, beta, threats, key),
+                Some(_) => return self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first),
             }
             let score = entry.score;
             match entry.bound {
@@ -215,32 +265,40 @@ impl Solver<'_, '_> {
                 return score;
             }
         }
-        self.search(mine, theirs, alpha, beta, threats, key)
+        self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first)
     }
 
-    /// Searches every move (only the forced block if there is a threat) and
-    /// records the result.
+    /// Searches `moves` (the best move found before, `first`, first) and
+    /// records the result, with the best move, under `key`, the position's
+    /// image by `symmetry`.
+    #[allow(clippy::too_many_arguments, reason = "one search's state, passed down a hot path")]
     fn search(
         &mut self,
         mine: u64,
         theirs: u64,
         mut alpha: i32,
         beta: i32,
-        threats: u64,
+        (moves, hot): (u64, u64),
         key: (u64, u64),
+        symmetry: usize,
+        first: Option<u32>,
     ) -> i32 {
         let free = self.lines.full() & !(mine | theirs);
         let cut_before = self.cut;
         let original_alpha = alpha;
         let mut best = -i32::MAX;
-        for i in 0..self.lines.centre_first.len() {
-            let s = self.lines.centre_first[i];
+        let mut best_move = None;
+        let first = first.filter(|&s| moves & (1 << s) != 0);
+        let lines = self.lines;
+        let rest = moves & !first.map_or(0, |s| 1 << s);
+        let in_order = |mask: u64| lines.centre_first.iter().copied().filter(move |&s| mask & (1 << s) != 0);
+        for s in first.into_iter().chain(in_order(rest & hot)).chain(in_order(rest & !hot)) {
             let bit = 1u64 << s;
-            if free & bit == 0 || (threats != 0 && threats & bit == 0) {
-                continue;
-            }
             let score = -self.negamax(theirs, mine | bit, -beta, -alpha);
-            best = best.max(score);
+            if score > best {
+                best = score;
+                best_move = Some(s);
+            }
             alpha = alpha.max(score);
             if alpha >= beta {
                 break;
@@ -258,7 +316,137 @@ impl Solver<'_, '_> {
         };
         let step = (self.cut != cut_before).then_some(self.horizon);
         let work = free.count_ones();
-        self.table.put(key, Entry { score: best, bound, step, best: None, work }, self.horizon);
+        let image = best_move.map(|s| self.lines.image_of(symmetry, s));
+        self.table.put(key, Entry { score: best, bound, step, best: image, work }, self.horizon);
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::board::Geometry;
+
+    /// A solver for one whole search (no horizon), with a `megabytes` table.
+    fn solver(lines: &Lines, megabytes: u32) -> Solver<'_, 'static> {
+        let limits = Limits { deadline: None, progress: None, hash_mb: megabytes };
+        let table = Table::new(megabytes, u64::MAX);
+        Solver { lines, table, nodes: 0, horizon: u32::MAX, cut: 0, limits, depth: 0, stopped: false }
+    }
+
+    /// The exact score by plain negamax over every free square: no pruning,
+    /// no symmetry, no dead squares; the oracle the solver must agree with.
+    fn oracle(lines: &Lines, mine: u64, theirs: u64, memo: &mut HashMap<(u64, u64), i32>) -> i32 {
+        if let Some(&score) = memo.get(&(mine, theirs)) {
+            return score;
+        }
+        let taken = mine | theirs;
+        let free = lines.full() & !taken;
+        let cells = i32::try_from(lines.cells).unwrap();
+        let marks = i32::try_from(taken.count_ones()).unwrap();
+        let mut best = if free == 0 { 0 } else { -i32::MAX };
+        for s in 0..lines.cells {
+            let bit = 1u64 << s;
+            if free & bit == 0 {
+                continue;
+            }
+            let score = if lines.wins_at(mine | bit, s) {
+                cells + 1 - (marks + 1)
+            } else {
+                -oracle(lines, theirs, mine | bit, memo)
+            };
+            best = best.max(score);
+        }
+        memo.insert((mine, theirs), best);
+        best
+    }
+
+    /// A random position with `marks` marks, the first player's turn if
+    /// `marks` is even, in which nobody has won yet.
+    fn random_position(lines: &Lines, marks: u32, rng: &mut ChaCha8Rng) -> (u64, u64) {
+        'again: loop {
+            let (mut sides, mut taken) = ([0u64; 2], 0u64);
+            for n in 0..marks {
+                let s = loop {
+                    let s = rng.random_range(0..lines.cells);
+                    if taken & (1 << s) == 0 {
+                        break s;
+                    }
+                };
+                let side = &mut sides[(n % 2) as usize];
+                *side |= 1 << s;
+                taken |= 1 << s;
+                if lines.wins_at(*side, s) {
+                    continue 'again;
+                }
+            }
+            // The side to move is the one with fewer (or as many) marks.
+            return if marks.is_multiple_of(2) { (sides[0], sides[1]) } else { (sides[1], sides[0]) };
+        }
+    }
+
+    #[test]
+    fn a_position_where_no_line_can_be_completed_is_a_draw_at_once() {
+        // 4 × 4, four in a row: every row, column and diagonal holds both
+        // marks, with eight squares free.
+        let lines = Lines::new(Geometry::new(4, 4, 4).unwrap());
+        let (x, o) =
+            ((1 << 2) | (1 << 5) | (1 << 11) | (1 << 12), (1 << 3) | (1 << 4) | (1 << 10) | (1 << 13));
+        let mut solver = solver(&lines, 1);
+        assert_eq!(solver.negamax(x, o, -i32::MAX, i32::MAX), 0);
+        assert_eq!(solver.nodes, 1);
+        assert_eq!(oracle(&lines, x, o, &mut HashMap::new()), 0);
+    }
+
+    #[test]
+    fn a_best_move_maps_to_the_key_and_back() {
+        for (rows, cols) in [(5, 5), (4, 6)] {
+            let lines = Lines::new(Geometry::new(rows, cols, 4).unwrap());
+            let (mine, theirs) = (0b1_0110, 1 << 9);
+            let (key, symmetry) = lines.canonical(mine, theirs);
+            for s in 0..lines.cells {
+                let image = lines.image_of(symmetry, s);
+                assert_eq!(lines.preimage_of(symmetry, image), s);
+                // The square's mark lands where the key has it.
+                assert_eq!(key.0 | 1 << image, permuted(&lines, symmetry, mine | 1 << s));
+            }
+        }
+    }
+
+    /// `bits` as symmetry `symmetry` maps it.
+    fn permuted(lines: &Lines, symmetry: usize, bits: u64) -> u64 {
+        (0..lines.cells)
+            .filter(|&s| bits & 1 << s != 0)
+            .fold(0, |out, s| out | 1 << lines.image_of(symmetry, s))
+    }
+
+    #[test]
+    fn the_pruned_search_agrees_with_plain_negamax() {
+        let mut rng = ChaCha8Rng::seed_from_u64(20);
+        let mut seen = std::collections::BTreeSet::new();
+        for (geometry, marks, count) in
+            [((4, 4, 4), 2..=10, 60), ((5, 5, 4), 12..=16, 40), ((4, 5, 3), 4..=12, 40)]
+        {
+            let lines = Lines::new(Geometry::new(geometry.0, geometry.1, geometry.2).unwrap());
+            let mut memo = HashMap::new();
+            for _ in 0..count {
+                let n = rng.random_range(marks.clone());
+                let (mine, theirs) = random_position(&lines, n, &mut rng);
+                let truth = oracle(&lines, mine, theirs, &mut memo);
+                seen.insert(truth.signum());
+                let full = solver(&lines, 1).negamax(mine, theirs, -i32::MAX, i32::MAX);
+                assert_eq!(full, truth, "{geometry:?} {mine:#x} {theirs:#x}");
+                // A window around 0 tells win, draw or loss.
+                let sign = solver(&lines, 1).negamax(mine, theirs, -1, 1).signum();
+                assert_eq!(sign, truth.signum(), "{geometry:?} {mine:#x} {theirs:#x}");
+            }
+        }
+        // Wins, draws and losses were all compared.
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [-1, 0, 1]);
     }
 }
