@@ -15,7 +15,7 @@ use crate::util::{Graded, fixture, referee};
 /// Grades `students` (directories of `fixtures/api/<api>`, or any) with
 /// `--api <api>` and `args`, reports in a temporary directory.
 fn grade(api: &str, students: &[PathBuf], args: &[&str]) -> (Graded, tempfile::TempDir) {
-    let out = tempfile::tempdir().unwrap();
+    let out = crate::util::kept_dir();
     let report = out.path().join("report");
     let run = referee()
         .args(["grade", "--api", api, "--jobs", "2", "--report"])

@@ -15,7 +15,7 @@ use crate::util::{Graded, fixture, referee};
 fn graded() -> &'static (Graded, tempfile::TempDir) {
     static GRADED: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
     GRADED.get_or_init(|| {
-        let out = tempfile::tempdir().unwrap();
+        let out = crate::util::kept_dir();
         let class = fs::canonicalize(fixture("class")).unwrap();
         let mut students: Vec<PathBuf> =
             fs::read_dir(class.join("students")).unwrap().map(|e| e.unwrap().path()).collect();

@@ -14,7 +14,7 @@ use crate::util::{Graded, fixture, referee};
 /// Grades `students` of `fixtures/class` (or any directories) on the
 /// class's tests with `args`, reports in a temporary directory.
 fn grade(students: &[PathBuf], args: &[&str]) -> (Graded, tempfile::TempDir) {
-    let out = tempfile::tempdir().unwrap();
+    let out = crate::util::kept_dir();
     let class = fs::canonicalize(fixture("class")).unwrap();
     let report = out.path().join("report");
     let run = referee()

@@ -123,3 +123,10 @@ impl Graded {
         self.stderr.lines().any(|l| l.contains("in force") && l.contains(name))
     }
 }
+
+/// A temporary directory for what a test keeps for the whole test run (a
+/// grading shared through a `static`, which is never dropped): under the
+/// target directory, so nothing is left behind in `/tmp`.
+pub fn kept_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
