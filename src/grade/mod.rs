@@ -718,12 +718,7 @@ impl Grader {
             Ok(tests) => tests,
             Err(api::Stop::Interrupted) => return Ok(None),
             Err(api::Stop::NotLoaded(why)) => {
-                let mut detail = format!("it does not load: {}", why.lines().next().unwrap_or_default());
-                if why.starts_with("EOFError") {
-                    detail.push_str(
-                        " (it reads input as it is imported: is its game loop outside `if __name__ == \"__main__\":`?)",
-                    );
-                }
+                let detail = api.api.not_loaded(&why);
                 let mut log = build_log.unwrap_or_default();
                 log.push_str(&why);
                 return Ok(Some(self.not_run(name, language, log, &detail, progress)));

@@ -53,6 +53,17 @@ impl Api {
         }
     }
 
+    /// What a build-failed test says of a file that did not load, with a
+    /// hint where the cause is a known one: `input()` run at import.
+    #[must_use]
+    pub fn not_loaded(self, why: &str) -> String {
+        let mut detail = format!("it does not load: {}", why.lines().next().unwrap_or_default());
+        if self == Api::Xtreme && why.starts_with("EOFError") {
+            detail.push_str(" (it reads input as it is imported: is its game loop outside `if __name__ == \"__main__\":`?)");
+        }
+        detail
+    }
+
     /// How the harness is set up for the submission copied at `source`:
     /// the files it adds, its build and its command.
     ///
@@ -603,23 +614,7 @@ fn answer_all<C: Call>(
 
 /// A function's result before shrinking.
 fn result(name: &str, verdict: Verdict, score: f64, detail: String) -> TestResult {
-    TestResult {
-        test: name.to_owned(),
-        verdict,
-        score,
-        detail,
-        wall: 0.0,
-        cpu: 0.0,
-        exit_status: None,
-        signal: None,
-        lines_matched: None,
-        first_difference: None,
-        expected: String::new(),
-        actual: String::new(),
-        stderr: String::new(),
-        unmatched: Unmatched::default(),
-        smallest_failing_input: None,
-    }
+    TestResult { score, ..TestResult::not_run(name, verdict, detail) }
 }
 
 /// A failing call as every report shows it.
@@ -653,26 +648,11 @@ fn one_line(text: &str) -> String {
     text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
-/// A string as Python or Java writes it in source: double quotes, with
-/// escapes for quotes, backslashes and control characters.
+/// A string as Python or Java writes it in source: JSON's string syntax is
+/// theirs too (double quotes; `\"`, `\\`, `\n`, `\t`, `\u00XX`).
 #[must_use]
 pub fn quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    Value::from(text).to_string()
 }
 
 #[cfg(test)]
