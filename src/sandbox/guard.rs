@@ -39,6 +39,10 @@ use rustix::fs::{Mode, OFlags};
 
 use super::{Bring, Config, GUARD_ARG, INIT_ARG, Line, PATH, copy, seccomp};
 
+/// A small tmpfs holding the grader's directories inside the container,
+/// so that init takes them all away with one unmount (each unmount waits
+/// for the kernel's RCU grace period).
+const GRADER: &str = "/.ttt";
 /// Where init finds the grader's directories inside the container, before
 /// it unmounts them.
 const START: &str = "/.ttt/start";
@@ -153,6 +157,8 @@ fn contained(config: &Config, config_path: &Path) -> hakoniwa::Result<hakoniwa::
     let tmpfs = format!("size={},nr_inodes={},mode=0755", config.box_bytes, config.box_inodes);
     container.mount("tmpfs", BOX, "tmpfs", MountOptions::NOSUID | MountOptions::NODEV, Some(tmpfs));
     container.symlink("/box/tmp", "/tmp");
+    let flags = MountOptions::NOSUID | MountOptions::NODEV | MountOptions::NOEXEC;
+    container.mount("tmpfs", GRADER, "tmpfs", flags, Some("size=16k,nr_inodes=16,mode=0700".to_owned()));
     if let Some(start) = &config.job.start {
         container.bindmount_ro(&start.to_string_lossy(), START);
     }
@@ -433,25 +439,28 @@ fn open_answer(path: &Path, name: &str) -> Result<File, String> {
     }
 }
 
-/// Watches the box while the program runs, every few milliseconds: files
+/// Watches the box while the program runs, every two milliseconds: files
 /// written and deleted again, or unlinked ones closed at exit, leave no
-/// trace a measurement at the end could see.
+/// trace a measurement at the end could see. Stopping it wakes it at once
+/// (the channel closes), so a run never waits out its pause.
 struct Watch {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: std::sync::mpsc::Sender<()>,
     thread: std::thread::JoinHandle<(u64, bool)>,
 }
 
 impl Watch {
     fn start(boxed: PathBuf) -> Watch {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let flag = std::sync::Arc::clone(&stop);
+        use std::sync::mpsc::RecvTimeoutError;
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             let (mut peak, mut full) = (0, false);
-            while !flag.load(Ordering::Relaxed) {
+            loop {
                 peak = peak.max(tmpfs_used(&boxed));
                 full |= box_full(&boxed);
-                std::thread::sleep(std::time::Duration::from_millis(2));
+                match stopped.recv_timeout(std::time::Duration::from_millis(2)) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                }
             }
             (peak, full)
         });
@@ -460,7 +469,7 @@ impl Watch {
 
     /// The most bytes the box held, and whether it was ever full.
     fn stop(self) -> (u64, bool) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        drop(self.stop);
         self.thread.join().unwrap_or((0, false))
     }
 }
@@ -509,10 +518,10 @@ fn contain(config: &Config) -> Result<(), String> {
             mount_bind("/dev/null", path).map_err(|e| format!("masking {}: {e}", path.display()))?;
         }
     }
-    for dir in [START, INPUT, OUTPUT] {
-        if Path::new(dir).exists() {
-            unmount(dir, UnmountFlags::DETACH).map_err(|e| format!("unmounting {dir}: {e}"))?;
-        }
+    // The grader's directories go with the tmpfs they are mounted in.
+    unmount(GRADER, UnmountFlags::DETACH).map_err(|e| format!("unmounting {GRADER}: {e}"))?;
+    if [START, INPUT, OUTPUT].iter().any(|dir| Path::new(dir).exists()) {
+        return Err(format!("the grader's directories are still under {GRADER}"));
     }
     // Root inside the namespace, but with an empty bounding set and
     // "no root" locked, an exec grants no capability.
