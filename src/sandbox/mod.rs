@@ -26,7 +26,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -296,7 +296,38 @@ pub struct Sandbox {
     roots: Mutex<Vec<PathBuf>>,
     /// [`Sandbox::start_size`]'s measurements, by tree.
     sizes: Mutex<std::collections::HashMap<PathBuf, (u64, u64)>>,
+    /// Guards whose run is over (process 1 killed and reaped everything
+    /// else in its PID namespace, then reported) but whose container was
+    /// still being taken down: reaped by later runs and on drop.
+    leftovers: Mutex<Vec<Leftover>>,
 }
+
+/// A guard set aside by [`Sandbox::run`] while its container goes away,
+/// with the run's cgroup, removed once the guard is reaped.
+#[derive(Debug)]
+struct Leftover {
+    guard: Child,
+    _group: Option<cgroup::RunGroup>,
+}
+
+/// What [`Sandbox::settle`] found once a run was over.
+struct Settled {
+    /// Whether the kernel killed a process of the run for want of memory.
+    out_of_memory: bool,
+    /// The run's peak memory, from its cgroup.
+    peak: Option<u64>,
+    /// Why the run had no cgroup.
+    no_cgroup: Option<String>,
+    /// What the guard wrote on standard error (read only when it did not
+    /// report from a container).
+    failure: String,
+}
+
+/// The most guards set aside at once; past it, a run waits for the oldest.
+const LEFTOVERS: usize = 16;
+
+/// The most a guard may report for one run, in bytes.
+const REPORT_CAP: usize = 1 << 16;
 
 /// The first of the user ids a root grader picks from for its runs: far
 /// above any account or subordinate range a system hands out.
@@ -351,6 +382,7 @@ impl Sandbox {
             stop: Arc::new(AtomicBool::new(false)),
             roots: Mutex::new(Vec::new()),
             sizes: Mutex::new(std::collections::HashMap::new()),
+            leftovers: Mutex::new(Vec::new()),
         };
         sandbox.hand_over(&skeleton)?;
         if let Some(uid) = run_as {
@@ -398,6 +430,7 @@ impl Sandbox {
         if self.stop.load(Ordering::SeqCst) {
             return Err(SandboxError::Interrupted);
         }
+        self.reap(false);
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let area = self.scratch().join(format!("run-{number}"));
         let root = self.roots.lock().unwrap_or_else(PoisonError::into_inner).pop();
@@ -459,37 +492,26 @@ impl Sandbox {
 
         let began = Instant::now();
         let (mut child, group) = self.start_guard(job, &config)?;
-        let waited = wait(&mut child, began + job.limits.wall, &self.stop);
+        let mut stdout = child.stdout.take();
+        let mut report = Vec::new();
+        let waited = wait(&mut child, &mut stdout, &mut report, began + job.limits.wall, &self.stop);
         let wall = began.elapsed();
-        kill_group(&child);
-        // Reaped first: a zombie still counts as a member of its group.
-        let _ = child.wait();
-        if let Ok(group) = &group {
-            group.kill_all();
-        }
-        let mut report = String::new();
-        let mut failure = String::new();
-        if let Some(out) = child.stdout.take() {
-            let _ = out.take(1 << 16).read_to_string(&mut report);
-        }
-        if let Some(err) = child.stderr.take() {
-            let _ = err.take(1 << 16).read_to_string(&mut failure);
-        }
+        let settled = self.settle(waited, child, stdout, &mut report, group);
         if waited == Waited::Stopped {
             return Err(SandboxError::Interrupted);
         }
         let timed_out = waited == Waited::TimedOut;
-        let (oom, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
 
-        let mut gaps = Gaps { cgroup: group.as_ref().err().cloned(), ..Gaps::default() };
-        let (mut outcome, answer, ended) = read_report(&report, wall, &mut gaps)?;
-        outcome.out_of_memory = oom;
-        if let Some(peak) = peak {
+        let mut gaps = Gaps { cgroup: settled.no_cgroup, ..Gaps::default() };
+        let (mut outcome, answer, ended) = read_report(&String::from_utf8_lossy(&report), wall, &mut gaps)?;
+        outcome.out_of_memory = settled.out_of_memory;
+        if let Some(peak) = settled.peak {
             outcome.max_rss = peak;
         }
         if timed_out {
             outcome.ending = Ending::TimedOut;
         } else if !ended {
+            let failure = settled.failure;
             let why =
                 if failure.trim().is_empty() { "it ended without a report".to_owned() } else { failure };
             return Err(SandboxError::Guard(why.trim().to_owned()));
@@ -517,6 +539,71 @@ impl Sandbox {
             answer,
             gaps,
         })
+    }
+
+    /// Ends the wait for a guard: a guard that reported from its container
+    /// is set aside while the container goes (everything of the program's
+    /// is gone already); any other is killed with all that is left in its
+    /// process group and cgroup, reaped, and the rest of its report read.
+    fn settle(
+        &self,
+        waited: Waited,
+        mut child: Child,
+        stdout: Option<ChildStdout>,
+        report: &mut Vec<u8>,
+        group: Result<cgroup::RunGroup, String>,
+    ) -> Settled {
+        let mut failure = String::new();
+        if waited != Waited::Reported {
+            kill_group(&child);
+            // Reaped first: a zombie still counts as a member of its group.
+            let _ = child.wait();
+            if let Ok(group) = &group {
+                group.kill_all();
+            }
+            if let Some(out) = stdout {
+                let left = REPORT_CAP.saturating_sub(report.len()) as u64;
+                let _ = out.take(left).read_to_end(report);
+            }
+            if let Some(err) = child.stderr.take() {
+                let _ = err.take(REPORT_CAP as u64).read_to_string(&mut failure);
+            }
+        }
+        let (out_of_memory, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
+        let (group, no_cgroup) = match group {
+            Ok(group) => (Some(group), None),
+            Err(why) => (None, Some(why)),
+        };
+        if waited == Waited::Reported {
+            self.set_aside(Leftover { guard: child, _group: group });
+        }
+        Settled { out_of_memory, peak, no_cgroup, failure }
+    }
+
+    /// Keeps a guard whose container is still going away, to be reaped
+    /// later; waits for the oldest when too many are kept.
+    fn set_aside(&self, leftover: Leftover) {
+        let mut leftovers = self.leftovers.lock().unwrap_or_else(PoisonError::into_inner);
+        leftovers.push(leftover);
+        while leftovers.len() > LEFTOVERS {
+            let mut oldest = leftovers.remove(0);
+            let _ = oldest.guard.wait();
+        }
+    }
+
+    /// Reaps the guards set aside that have exited (and removes their
+    /// cgroups); with `all`, kills and reaps every one.
+    fn reap(&self, all: bool) {
+        let mut leftovers = self.leftovers.lock().unwrap_or_else(PoisonError::into_inner);
+        if all {
+            for leftover in leftovers.iter_mut() {
+                kill_group(&leftover.guard);
+                let _ = leftover.guard.wait();
+            }
+            leftovers.clear();
+        } else {
+            leftovers.retain_mut(|leftover| matches!(leftover.guard.try_wait(), Ok(None)));
+        }
     }
 
     /// The bytes and files of a run's starting tree, measured once: every
@@ -636,10 +723,21 @@ impl Sandbox {
     }
 }
 
+impl Drop for Sandbox {
+    /// Reaps the guards still taking their containers down, before the
+    /// scratch directory goes.
+    fn drop(&mut self) {
+        self.reap(true);
+    }
+}
+
 /// How waiting for a guard ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Waited {
     Exited,
+    /// Process 1 of its container reported the program's end: everything
+    /// the program started is gone, and only the container is left to go.
+    Reported,
     TimedOut,
     Stopped,
 }
@@ -691,9 +789,17 @@ fn read_report(
     Ok((outcome, answer, ended))
 }
 
-/// Waits for the guard to exit, killing it when the deadline passes or
-/// `stop` is set (looked at every tenth of a second).
-fn wait(child: &mut Child, deadline: Instant, stop: &AtomicBool) -> Waited {
+/// Waits for the guard to exit or, in a container, to report the end of
+/// its run, reading its report into `report` as it comes (at most
+/// [`REPORT_CAP`] bytes); kills it when the deadline passes or `stop` is
+/// set (looked at every tenth of a second).
+fn wait(
+    child: &mut Child,
+    stdout: &mut Option<ChildStdout>,
+    report: &mut Vec<u8>,
+    deadline: Instant,
+    stop: &AtomicBool,
+) -> Waited {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
     let pidfd = rustix::process::Pid::from_raw(pid(child).as_raw())
         .and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok());
@@ -704,21 +810,56 @@ fn wait(child: &mut Child, deadline: Instant, stop: &AtomicBool) -> Waited {
             kill_group(child);
             return if stopped { Waited::Stopped } else { Waited::TimedOut };
         }
-        let slice = left.min(Duration::from_millis(100));
+        // Without a pidfd (an old kernel), look every millisecond.
+        let slice = left.min(Duration::from_millis(if pidfd.is_some() { 100 } else { 1 }));
+        let timeout = Timespec::try_from(slice).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 1_000_000 });
+        let reading = stdout.as_ref().filter(|_| report.len() < REPORT_CAP);
+        let mut fds = Vec::with_capacity(2);
         if let Some(fd) = &pidfd {
-            let timeout = Timespec::try_from(slice).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 100_000_000 });
-            let mut fds = [PollFd::new(fd, PollFlags::IN)];
-            if poll(&mut fds, Some(&timeout)).is_ok_and(|n| n > 0) {
-                return Waited::Exited;
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        if let Some(out) = reading {
+            fds.push(PollFd::new(out, PollFlags::IN));
+        }
+        let _ = poll(&mut fds, Some(&timeout));
+        let exited = match &pidfd {
+            Some(_) => !fds[0].revents().is_empty(),
+            None => child.try_wait().ok().flatten().is_some(),
+        };
+        let readable = reading.is_some() && fds.last().is_some_and(|fd| !fd.revents().is_empty());
+        drop(fds);
+        if readable && let Some(out) = stdout.as_mut() {
+            let mut chunk = [0; 4096];
+            match out.read(&mut chunk) {
+                Ok(0) | Err(_) => *stdout = None,
+                Ok(n) => {
+                    report.extend_from_slice(&chunk[..n]);
+                    if reported_in_container(report) {
+                        return Waited::Reported;
+                    }
+                }
             }
-        } else {
-            // No pidfd (an old kernel): look every millisecond.
-            if child.try_wait().ok().flatten().is_some() {
-                return Waited::Exited;
-            }
-            std::thread::sleep(slice.min(Duration::from_millis(1)));
+        }
+        if exited {
+            return Waited::Exited;
         }
     }
+}
+
+/// Whether the complete lines of `report` say that the run was contained
+/// and that its program ended: process 1 says so only once it has killed
+/// and reaped everything else in its PID namespace and handed out the
+/// answer.
+fn reported_in_container(report: &[u8]) -> bool {
+    let mut contained = false;
+    for line in report.split_inclusive(|&b| b == b'\n').filter(|line| line.ends_with(b"\n")) {
+        match serde_json::from_slice::<Line>(line) {
+            Ok(Line::Namespaces(None)) => contained = true,
+            Ok(Line::Ended { .. }) => return contained,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn pid(child: &Child) -> nix::unistd::Pid {

@@ -538,3 +538,41 @@ fn a_grader_killed_mid_run_leaves_no_student_process_and_no_half_report() {
     assert!(eventually(|| !alive(tag)), "the program outlived its grader");
     assert!(!report.exists() || fs::read_dir(&report).unwrap().next().is_none(), "a report was written");
 }
+
+/// A run is over when [`Sandbox::run`] returns, though its container may
+/// still be going away: process 1 kills and reaps everything else in its
+/// PID namespace before it reports, so a daemon the program left (its own
+/// session, in the background) is already gone.
+#[test]
+fn a_daemon_is_gone_when_its_run_returns() {
+    use ttt_referee::sandbox::{Collect, Ending, Job, Limits, Sandbox};
+    let tag = "ttt-gone-test";
+    let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
+    let build = sandbox.scratch().join("build");
+    fs::create_dir(&build).unwrap();
+    fs::copy("/bin/sleep", build.join(tag)).unwrap();
+    sandbox.hand_over(&build).unwrap();
+    let job = Job {
+        argv: ["/bin/sh", "-c", &format!("setsid ./{tag} 30 >/dev/null 2>&1 < /dev/null & exit 0")]
+            .map(str::to_owned)
+            .to_vec(),
+        start: Some(build),
+        files: Vec::new(),
+        stdin: None,
+        collect: Collect::Nothing,
+        limits: Limits {
+            wall: std::time::Duration::from_secs(10),
+            cpu: std::time::Duration::from_secs(10),
+            memory: 256 << 20,
+            output: 1 << 20,
+            processes: 16,
+        },
+        env: Vec::new(),
+    };
+    for _ in 0..5 {
+        let run = sandbox.run(&job).unwrap();
+        assert_eq!(run.outcome.ending, Ending::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(run.gaps.namespaces, None, "this test needs the container");
+        assert!(!alive(tag), "the daemon outlived its run");
+    }
+}
