@@ -160,14 +160,7 @@ impl Cgroups {
                 let dir = parent.join(name);
                 make_dir(&dir)?;
                 let group = RunGroup { v2: true, dirs: vec![dir], _lease: Some(lease.clone()) };
-                let dir = &group.dirs[0];
-                write(&dir.join("memory.max"), &memory.to_string())?;
-                match write(&dir.join("memory.swap.max"), "0") {
-                    // No swap accounting: no swap to speak of either.
-                    Err(e) if e.kind() == ErrorKind::NotFound => {}
-                    other => other?,
-                }
-                write(&dir.join("pids.max"), &processes.to_string())?;
+                group.limit(memory, processes)?;
                 Ok(group)
             }
             Hierarchy::V1 { memory: memory_root, pids: pids_root } => {
@@ -180,14 +173,7 @@ impl Cgroups {
                     make_dir(&dir)?;
                     group.dirs.push(dir);
                 }
-                let memory_dir = &group.dirs[0];
-                write(&memory_dir.join("memory.limit_in_bytes"), &memory.to_string())?;
-                let memsw = memory_dir.join("memory.memsw.limit_in_bytes");
-                if memsw.exists() {
-                    write(&memsw, &memory.to_string())?;
-                }
-                let pids_dir = group.dirs.last().unwrap_or(memory_dir);
-                write(&pids_dir.join("pids.max"), &processes.to_string())?;
+                group.limit(memory, processes)?;
                 Ok(group)
             }
         }
@@ -207,6 +193,35 @@ pub struct RunGroup {
 }
 
 impl RunGroup {
+    /// Sets the group's limits (bytes of memory, processes), swap included.
+    pub fn limit(&self, memory: u64, processes: u64) -> io::Result<()> {
+        let memory_dir = &self.dirs[0];
+        if self.v2 {
+            write(&memory_dir.join("memory.max"), &memory.to_string())?;
+            match write(&memory_dir.join("memory.swap.max"), "0") {
+                // No swap accounting: no swap to speak of either.
+                Err(e) if e.kind() == ErrorKind::NotFound => {}
+                other => other?,
+            }
+        } else {
+            // The memory and swap limit may not go below the memory limit.
+            let memsw = memory_dir.join("memory.memsw.limit_in_bytes");
+            let limit = memory_dir.join("memory.limit_in_bytes");
+            let lower = number(&limit).is_some_and(|now| memory < now);
+            if lower || !memsw.exists() {
+                write(&limit, &memory.to_string())?;
+            }
+            if memsw.exists() {
+                write(&memsw, &memory.to_string())?;
+                if !lower {
+                    write(&limit, &memory.to_string())?;
+                }
+            }
+        }
+        let pids_dir = self.dirs.last().unwrap_or(memory_dir);
+        write(&pids_dir.join("pids.max"), &processes.to_string())
+    }
+
     /// Puts process `pid` (and so every process it starts later) in the group.
     pub fn add(&self, pid: u32) -> io::Result<()> {
         for dir in &self.dirs {
@@ -546,6 +561,11 @@ fn counter(text: &str, key: &str) -> Option<u64> {
 }
 
 /// Makes a group's directory (mode 0755), saying which on failure.
+/// The number a cgroup file holds.
+fn number(file: &Path) -> Option<u64> {
+    fs::read_to_string(file).ok()?.trim().parse().ok()
+}
+
 fn make_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new()
         .mode(0o755)

@@ -37,7 +37,7 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::{Bring, Config, GUARD_ARG, INIT_ARG, Line, PATH, copy, seccomp};
+use super::{Bring, Closed, Config, GUARD_ARG, INIT_ARG, LAUNCH_ARG, Line, PATH, copy, seccomp};
 
 /// A small tmpfs holding the grader's directories inside the container,
 /// so that init takes them all away with one unmount (each unmount waits
@@ -56,14 +56,16 @@ const SYSTEM: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", 
 /// Device nodes the run may use.
 pub(super) const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
 
-/// The guard's entry point: `stage` is [`GUARD_ARG`] or [`INIT_ARG`].
-/// Never returns.
+/// The guard's entry point: `stage` is [`GUARD_ARG`], [`LAUNCH_ARG`] or
+/// [`INIT_ARG`]. Never returns.
 pub fn guard_main(stage: &str, _args: &[OsString]) -> ! {
     let mut out = io::stdout().lock();
     let result = if stage == INIT_ARG {
         read_config().and_then(|(config, _)| init(&config, &mut out))
     } else if stage == GUARD_ARG {
         guard(&mut out)
+    } else if stage == LAUNCH_ARG {
+        launcher(&mut out)
     } else {
         Err(format!("unknown stage `{stage}`"))
     };
@@ -104,7 +106,7 @@ fn guard(out: &mut impl Write) -> Result<(), String> {
     let area = &config.job.area;
     let config_path = area.join("job.json");
     fs::write(&config_path, text).map_err(|e| format!("{}: {e}", config_path.display()))?;
-    let status = contained(&config, &config_path);
+    let status = contained(&config, &config_path, hakoniwa::Stdio::inherit());
     // Init marks the output directory first thing: no mark, no start, so
     // the container itself could not be made.
     let started = area.join("out").join(".init").exists();
@@ -117,8 +119,73 @@ fn guard(out: &mut impl Write) -> Result<(), String> {
     }
 }
 
-/// Runs init in a new container and waits for it.
-fn contained(config: &Config, config_path: &Path) -> hakoniwa::Result<hakoniwa::ExitStatus> {
+/// Stage 1 for one run after another: the launcher, which the grader keeps
+/// for a job slot so that a run need not start a process of its own. It
+/// leaves the grader's session and dies with the grader as [`guard`] does,
+/// then reads one job per line of its standard input and runs each in a
+/// new container, with init's report going straight to its own standard
+/// output and init's standard error to the run's area. Once the container
+/// is gone it closes the job with a [`Line::Closed`] line. It ends at the
+/// end of its input. Without namespaces it runs nothing: it closes the job
+/// saying so, and the grader starts a guard for each run instead.
+fn launcher(out: &mut impl Write) -> Result<(), String> {
+    use std::io::BufRead;
+    nix::unistd::setsid().map_err(|e| format!("setsid: {}", e.desc()))?;
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(|e| format!("pdeathsig: {}", e.desc()))?;
+    // It stays dumpable, as stage 1 does: a container's first process (a
+    // fork of this one) writes its own /proc/self/uid_map, which a
+    // non-dumpable process may not. No run can reach it: every run is in
+    // PID, mount and user namespaces of its own, and launchers are used
+    // only where containers can be made.
+    let mut input = io::stdin().lock();
+    loop {
+        let mut text = Vec::new();
+        let read = (&mut input)
+            .take(1 << 20)
+            .read_until(b'\n', &mut text)
+            .map_err(|e| format!("reading a job: {e}"))?;
+        if read == 0 {
+            return Ok(());
+        }
+        let closed = match serde_json::from_slice::<Config>(&text) {
+            Ok(config) => launch(&config, &text),
+            Err(e) => Closed::Failed(format!("a malformed job: {e}")),
+        };
+        report(out, &Line::Closed(closed));
+    }
+}
+
+/// One job of the launcher's, run in a new container: how it closed.
+fn launch(config: &Config, text: &[u8]) -> Closed {
+    let area = &config.job.area;
+    let config_path = area.join("job.json");
+    let errors = area.join(super::GUARD_ERRORS);
+    let prepared = fs::write(&config_path, text).and_then(|()| {
+        OpenOptions::new().write(true).create_new(true).custom_flags(nix::libc::O_NOFOLLOW).open(&errors)
+    });
+    let errors = match prepared {
+        Ok(file) => file,
+        Err(e) => return Closed::Failed(format!("{}: {e}", area.display())),
+    };
+    let status = contained(config, &config_path, hakoniwa::Stdio::from(errors));
+    let started = area.join("out").join(".init").exists();
+    match status {
+        Ok(status) if status.success() => Closed::Done,
+        Ok(status) if started => Closed::Failed(format!("the run's init failed: {}", status.reason)),
+        Ok(status) => Closed::NoContainer(status.reason.trim().to_owned()),
+        Err(e) if started => Closed::Failed(format!("the container failed: {e}")),
+        Err(e) => Closed::NoContainer(e.to_string().trim().trim_start_matches("hakoniwa: ").to_owned()),
+    }
+}
+
+/// Runs init in a new container, its standard error going to `errors`,
+/// and waits for it.
+fn contained(
+    config: &Config,
+    config_path: &Path,
+    errors: hakoniwa::Stdio,
+) -> hakoniwa::Result<hakoniwa::ExitStatus> {
     use hakoniwa::{Container, MountOptions, Namespace, Runctl};
     let area = &config.job.area;
     let skeleton = &config.skeleton;
@@ -171,7 +238,7 @@ fn contained(config: &Config, config_path: &Path) -> hakoniwa::Result<hakoniwa::
         .current_dir("/")
         .stdin(hakoniwa::Stdio::from(File::open(config_path).map_err(|e| io_error(&e))?))
         .stdout(hakoniwa::Stdio::inherit())
-        .stderr(hakoniwa::Stdio::inherit());
+        .stderr(errors);
     command.status()
 }
 

@@ -17,6 +17,7 @@
 pub mod cgroup;
 pub mod copy;
 mod guard;
+mod launcher;
 mod seccomp;
 
 pub use guard::guard_main;
@@ -38,6 +39,9 @@ use serde::{Deserialize, Serialize};
 pub const GUARD_ARG: &str = "__sandbox-guard";
 /// The first argument of the guard's second stage, process 1 of a run.
 pub const INIT_ARG: &str = "__sandbox-init";
+/// The first argument of a launcher: the guard's first stage kept for run
+/// after run.
+pub const LAUNCH_ARG: &str = "__sandbox-launcher";
 /// The environment's search path: the only variable kept besides `HOME`
 /// and `TMPDIR`.
 pub const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -46,6 +50,8 @@ pub const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 const FILES: &str = "files";
 /// The run's standard input, in its area's input directory.
 const STDIN: &str = "stdin";
+/// What process 1 of a launcher's run wrote on standard error, in its area.
+const GUARD_ERRORS: &str = "guard.err";
 
 /// What a run may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,6 +284,20 @@ enum Line {
     },
     /// It could not go on.
     Failed(String),
+    /// A launcher is done with a job: its container is gone.
+    Closed(Closed),
+}
+
+/// How a launcher closed a job.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Closed {
+    /// The run's container ran and is gone.
+    Done,
+    /// The container or its process 1 failed, and why.
+    Failed(String),
+    /// No container could be made here, and why: nothing ran.
+    NoContainer(String),
 }
 
 /// The guard and everything runs share: scratch, run user, cgroups.
@@ -287,7 +307,9 @@ pub struct Sandbox {
     scratch: tempfile::TempDir,
     /// The unused user and group id runs get when the grader is root.
     run_as: Option<u32>,
-    cgroups: Result<cgroup::Cgroups, String>,
+    cgroups: Arc<Result<cgroup::Cgroups, String>>,
+    /// Stage 1 of the guard, kept for run after run.
+    launchers: launcher::Launchers,
     hide: Vec<PathBuf>,
     next: AtomicU64,
     stop: Arc<AtomicBool>,
@@ -310,7 +332,23 @@ struct Leftover {
     _group: Option<cgroup::RunGroup>,
 }
 
-/// What [`Sandbox::settle`] found once a run was over.
+/// What a run's cgroup says of its memory, and why there is none; with
+/// what its guard wrote on standard error.
+fn settled(group: &Result<cgroup::RunGroup, String>, failure: String) -> Settled {
+    let (out_of_memory, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
+    Settled { out_of_memory, peak, no_cgroup: group.as_ref().err().cloned(), failure }
+}
+
+/// A run whose wait is over: how, its report, its wall-clock time, and
+/// what its cgroup and guard said.
+struct Over {
+    waited: Waited,
+    report: Vec<u8>,
+    wall: Duration,
+    settled: Settled,
+}
+
+/// What a run's guard found once the run was over.
 struct Settled {
     /// Whether the kernel killed a process of the run for want of memory.
     out_of_memory: bool,
@@ -372,14 +410,19 @@ impl Sandbox {
         };
         let skeleton = scratch.path().join("skeleton");
         guard::make_skeleton(&skeleton)?;
+        let cgroups = Arc::new(cgroup::Cgroups::open());
+        let stop = Arc::new(AtomicBool::new(false));
+        let launchers =
+            launcher::Launchers::new(guard.clone(), run_as, Arc::clone(&cgroups), Arc::clone(&stop));
         let sandbox = Sandbox {
             guard,
             scratch,
             run_as,
-            cgroups: cgroup::Cgroups::open(),
+            cgroups,
+            launchers,
             hide,
             next: AtomicU64::new(0),
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
             roots: Mutex::new(Vec::new()),
             sizes: Mutex::new(std::collections::HashMap::new()),
             leftovers: Mutex::new(Vec::new()),
@@ -409,6 +452,13 @@ impl Sandbox {
     #[must_use]
     pub fn run_user(&self) -> Option<u32> {
         self.run_as
+    }
+
+    /// The process ids of the launchers ready for a run: stage 1 of the
+    /// guard, kept for run after run (for tests and diagnostics).
+    #[must_use]
+    pub fn launcher_ids(&self) -> Vec<u32> {
+        self.launchers.ready_ids()
     }
 
     /// Gives `path` (and everything in it) to the run user, so that the
@@ -449,6 +499,21 @@ impl Sandbox {
     }
 
     fn run_in(&self, job: &Job, area: &Path, root: &Path) -> Result<Run, SandboxError> {
+        let config = self.prepare(job, area, root)?;
+        let began = Instant::now();
+        let over = match self.launchers.take(&job.limits) {
+            Some(launcher) => match self.by_launcher(launcher, job, &config, area, began) {
+                Some(over) => over,
+                None => self.by_guard(job, &config, began)?,
+            },
+            None => self.by_guard(job, &config, began)?,
+        };
+        Sandbox::finish(job, area, over)
+    }
+
+    /// Lays out a run's area (its input files, the output directory) and
+    /// makes the guard's job.
+    fn prepare(&self, job: &Job, area: &Path, root: &Path) -> Result<Vec<u8>, SandboxError> {
         let start = SandboxError::Start;
         for dir in ["in/files", "out"] {
             fs::create_dir_all(area.join(dir)).map_err(start)?;
@@ -488,15 +553,79 @@ impl Sandbox {
             box_bytes: start_bytes + input_bytes + job.limits.output + (1 << 20) + 4096 * start_files,
             box_inodes: start_files + job.files.len() as u64 + 10_000,
         };
-        let config = serde_json::to_vec(&config).map_err(|e| start(io::Error::other(e)))?;
+        serde_json::to_vec(&config).map_err(|e| start(io::Error::other(e)))
+    }
 
-        let began = Instant::now();
-        let (mut child, group) = self.start_guard(job, &config)?;
+    /// Runs a job with a guard of its own, started for it.
+    fn by_guard(&self, job: &Job, config: &[u8], began: Instant) -> Result<Over, SandboxError> {
+        let (mut child, group) = self.start_guard(job, config)?;
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
-        let waited = wait(&mut child, &mut stdout, &mut report, began + job.limits.wall, &self.stop);
+        let reported = |report: &[u8]| matches!(said(report), Said::Reported).then_some(Waited::Reported);
+        let waited =
+            wait(&mut child, &mut stdout, &mut report, began + job.limits.wall, &self.stop, reported);
         let wall = began.elapsed();
         let settled = self.settle(waited, child, stdout, &mut report, group);
+        Ok(Over { waited, report, wall, settled })
+    }
+
+    /// Runs a job through a ready launcher; `None` when it could not (no
+    /// container can be made here, and launchers are given up; or it
+    /// could not be handed the job), and the caller starts a guard.
+    fn by_launcher(
+        &self,
+        mut launcher: launcher::Launcher,
+        job: &Job,
+        config: &[u8],
+        area: &Path,
+        began: Instant,
+    ) -> Option<Over> {
+        if launcher.send(config).is_err() {
+            launcher.discard();
+            return None;
+        }
+        let mut report = Vec::new();
+        let until = |report: &[u8]| match said(report) {
+            Said::Nothing => None,
+            Said::Reported => Some(Waited::Reported),
+            Said::Closed => Some(Waited::Closed),
+        };
+        let deadline = began + job.limits.wall;
+        let waited =
+            wait(&mut launcher.process, &mut launcher.output, &mut report, deadline, &self.stop, until);
+        let wall = began.elapsed();
+        if waited == Waited::Closed && matches!(closing(&report), Some(Closed::NoContainer(_))) {
+            launcher.discard();
+            self.launchers.give_up();
+            return None;
+        }
+        let errors = || {
+            let text = read_capped(&area.join(GUARD_ERRORS), REPORT_CAP as u64).unwrap_or_default();
+            String::from_utf8_lossy(&text).into_owned()
+        };
+        let mut failure = String::new();
+        if matches!(waited, Waited::Reported | Waited::Closed) {
+            if waited == Waited::Closed {
+                failure = errors();
+            }
+            let settled = settled(&launcher.group, failure);
+            self.launchers.give_back(launcher, report.clone());
+            Some(Over { waited, report, wall, settled })
+        } else {
+            // Timed out, interrupted or dead: its process group was killed
+            // (by `wait`); the rest of its cgroup goes too.
+            launcher.end();
+            failure = errors();
+            let settled = settled(&launcher.group, failure);
+            drop(launcher);
+            Some(Over { waited, report, wall, settled })
+        }
+    }
+
+    /// Reads a run's report, answer and output once its guard is done with it.
+    fn finish(job: &Job, area: &Path, over: Over) -> Result<Run, SandboxError> {
+        let start = SandboxError::Start;
+        let Over { waited, report, wall, settled } = over;
         if waited == Waited::Stopped {
             return Err(SandboxError::Interrupted);
         }
@@ -569,15 +698,11 @@ impl Sandbox {
                 let _ = err.take(REPORT_CAP as u64).read_to_string(&mut failure);
             }
         }
-        let (out_of_memory, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
-        let (group, no_cgroup) = match group {
-            Ok(group) => (Some(group), None),
-            Err(why) => (None, Some(why)),
-        };
+        let settled = settled(&group, failure);
         if waited == Waited::Reported {
-            self.set_aside(Leftover { guard: child, _group: group });
+            self.set_aside(Leftover { guard: child, _group: group.ok() });
         }
-        Settled { out_of_memory, peak, no_cgroup, failure }
+        settled
     }
 
     /// Keeps a guard whose container is still going away, to be reaped
@@ -631,7 +756,7 @@ impl Sandbox {
             command.uid(uid).gid(uid);
         }
         let mut child = command.spawn().map_err(SandboxError::Start)?;
-        let group = match &self.cgroups {
+        let group = match self.cgroups.as_ref() {
             Ok(cgroups) => match cgroups
                 .create(job.limits.memory, job.limits.processes)
                 .and_then(|group| group.add(child.id()).map(|()| group))
@@ -727,6 +852,7 @@ impl Drop for Sandbox {
     /// Reaps the guards still taking their containers down, before the
     /// scratch directory goes.
     fn drop(&mut self) {
+        self.launchers.shut();
         self.reap(true);
     }
 }
@@ -738,6 +864,9 @@ enum Waited {
     /// Process 1 of its container reported the program's end: everything
     /// the program started is gone, and only the container is left to go.
     Reported,
+    /// A launcher closed the job (its container is gone) without that
+    /// report: the run failed, or no container could be made.
+    Closed,
     TimedOut,
     Stopped,
 }
@@ -780,7 +909,10 @@ fn read_report(
                 };
                 answer = why.map_or(Ok(()), Err);
             }
-            Ok(Line::Failed(why)) => return Err(SandboxError::Guard(why)),
+            Ok(Line::Failed(why) | Line::Closed(Closed::Failed(why) | Closed::NoContainer(why))) => {
+                return Err(SandboxError::Guard(why));
+            }
+            Ok(Line::Closed(Closed::Done)) => {}
             Err(_) => {
                 return Err(SandboxError::Guard(format!("unreadable report `{}`", line.escape_debug())));
             }
@@ -789,9 +921,9 @@ fn read_report(
     Ok((outcome, answer, ended))
 }
 
-/// Waits for the guard to exit or, in a container, to report the end of
-/// its run, reading its report into `report` as it comes (at most
-/// [`REPORT_CAP`] bytes); kills it when the deadline passes or `stop` is
+/// Waits for the guard to exit, or for `until` to see in its report (read
+/// into `report` as it comes, at most [`REPORT_CAP`] bytes) that the wait
+/// is over; kills its process group when the deadline passes or `stop` is
 /// set (looked at every tenth of a second).
 fn wait(
     child: &mut Child,
@@ -799,6 +931,7 @@ fn wait(
     report: &mut Vec<u8>,
     deadline: Instant,
     stop: &AtomicBool,
+    until: impl Fn(&[u8]) -> Option<Waited>,
 ) -> Waited {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
     let pidfd = rustix::process::Pid::from_raw(pid(child).as_raw())
@@ -834,8 +967,8 @@ fn wait(
                 Ok(0) | Err(_) => *stdout = None,
                 Ok(n) => {
                     report.extend_from_slice(&chunk[..n]);
-                    if reported_in_container(report) {
-                        return Waited::Reported;
+                    if let Some(waited) = until(report) {
+                        return waited;
                     }
                 }
             }
@@ -846,20 +979,43 @@ fn wait(
     }
 }
 
-/// Whether the complete lines of `report` say that the run was contained
-/// and that its program ended: process 1 says so only once it has killed
-/// and reaped everything else in its PID namespace and handed out the
-/// answer.
-fn reported_in_container(report: &[u8]) -> bool {
+/// What the complete lines of a guard's report say so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Said {
+    Nothing,
+    /// The run was contained and its program ended: process 1 says so
+    /// only once it has killed and reaped everything else in its PID
+    /// namespace and handed out the answer.
+    Reported,
+    /// A launcher closed the job first.
+    Closed,
+}
+
+/// The first of [`Said::Reported`] and [`Said::Closed`] in `report`.
+fn said(report: &[u8]) -> Said {
     let mut contained = false;
-    for line in report.split_inclusive(|&b| b == b'\n').filter(|line| line.ends_with(b"\n")) {
+    for line in lines(report) {
         match serde_json::from_slice::<Line>(line) {
             Ok(Line::Namespaces(None)) => contained = true,
-            Ok(Line::Ended { .. }) => return contained,
+            Ok(Line::Ended { .. }) if contained => return Said::Reported,
+            Ok(Line::Closed(_)) => return Said::Closed,
             _ => {}
         }
     }
-    false
+    Said::Nothing
+}
+
+/// How a launcher closed its job, if `report` holds that line.
+fn closing(report: &[u8]) -> Option<Closed> {
+    lines(report).find_map(|line| match serde_json::from_slice::<Line>(line) {
+        Ok(Line::Closed(closed)) => Some(closed),
+        _ => None,
+    })
+}
+
+/// The complete lines of `report`.
+fn lines(report: &[u8]) -> impl Iterator<Item = &[u8]> {
+    report.split_inclusive(|&b| b == b'\n').filter(|line| line.ends_with(b"\n"))
 }
 
 fn pid(child: &Child) -> nix::unistd::Pid {
