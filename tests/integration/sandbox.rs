@@ -539,23 +539,17 @@ fn a_grader_killed_mid_run_leaves_no_student_process_and_no_half_report() {
     assert!(!report.exists() || fs::read_dir(&report).unwrap().next().is_none(), "a report was written");
 }
 
-/// A run is over when [`Sandbox::run`] returns, though its container may
-/// still be going away: process 1 kills and reaps everything else in its
-/// PID namespace before it reports, so a daemon the program left (its own
-/// session, in the background) is already gone.
-#[test]
-fn a_daemon_is_gone_when_its_run_returns() {
-    use ttt_referee::sandbox::{Collect, Ending, Job, Limits, Sandbox};
-    let tag = "ttt-gone-test";
+/// A sandbox for the tests of the library's own side, with the guard
+/// built beside the tests, and a job that runs `script` with `sh`.
+fn library_sandbox(script: &str) -> (ttt_referee::sandbox::Sandbox, ttt_referee::sandbox::Job) {
+    use ttt_referee::sandbox::{Collect, Job, Limits, Sandbox};
     let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
     let build = sandbox.scratch().join("build");
     fs::create_dir(&build).unwrap();
-    fs::copy("/bin/sleep", build.join(tag)).unwrap();
+    fs::copy("/bin/sleep", build.join("ttt-gone-test")).unwrap();
     sandbox.hand_over(&build).unwrap();
     let job = Job {
-        argv: ["/bin/sh", "-c", &format!("setsid ./{tag} 30 >/dev/null 2>&1 < /dev/null & exit 0")]
-            .map(str::to_owned)
-            .to_vec(),
+        argv: ["/bin/sh", "-c", script].map(str::to_owned).to_vec(),
         start: Some(build),
         files: Vec::new(),
         stdin: None,
@@ -569,10 +563,65 @@ fn a_daemon_is_gone_when_its_run_returns() {
         },
         env: Vec::new(),
     };
+    (sandbox, job)
+}
+
+/// A run is over when [`Sandbox::run`] returns, though its container may
+/// still be going away: process 1 kills and reaps everything else in its
+/// PID namespace before it reports, so a daemon the program left (its own
+/// session, in the background) is already gone.
+#[test]
+fn a_daemon_is_gone_when_its_run_returns() {
+    use ttt_referee::sandbox::Ending;
+    let tag = "ttt-gone-test";
+    let (sandbox, job) = library_sandbox(&format!("setsid ./{tag} 30 >/dev/null 2>&1 < /dev/null & exit 0"));
     for _ in 0..5 {
         let run = sandbox.run(&job).unwrap();
         assert_eq!(run.outcome.ending, Ending::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
         assert_eq!(run.gaps.namespaces, None, "this test needs the container");
         assert!(!alive(tag), "the daemon outlived its run");
     }
+}
+
+/// Whether process `pid` is a launcher (`/proc/<pid>/cmdline`).
+fn is_launcher(pid: u32) -> bool {
+    fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| c.split(|&b| b == 0).any(|arg| arg == ttt_referee::sandbox::LAUNCH_ARG.as_bytes()))
+}
+
+/// Waits up to 10 s for the sandbox to have a ready launcher; its process id.
+fn ready_launcher(sandbox: &ttt_referee::sandbox::Sandbox) -> u32 {
+    assert!(eventually(|| !sandbox.launcher_ids().is_empty()), "no launcher became ready in 10 s");
+    sandbox.launcher_ids()[0]
+}
+
+/// A launcher serves run after run, from any of the grader's threads: it
+/// outlives the thread that first needed it (its parent-death signal is
+/// tied to the thread that started it), and a run killed at its time
+/// limit takes its launcher with it, the next run getting a new one.
+#[test]
+fn launchers_serve_run_after_run_and_die_with_a_run_killed_at_its_limit() {
+    use ttt_referee::sandbox::Ending;
+    let (sandbox, mut job) = library_sandbox("exit 3");
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| sandbox.run(&job).unwrap()).join().unwrap();
+        assert_eq!(run.outcome.ending, Ending::Exited(3));
+    });
+    let first = ready_launcher(&sandbox);
+    for _ in 0..5 {
+        assert_eq!(sandbox.run(&job).unwrap().outcome.ending, Ending::Exited(3));
+        ready_launcher(&sandbox);
+    }
+    assert!(is_launcher(first), "the first launcher died with the thread that needed it");
+    assert!(sandbox.launcher_ids().contains(&first), "the first launcher was not used again");
+    job.argv = ["/bin/sh", "-c", "exec ./ttt-gone-test 30"].map(str::to_owned).to_vec();
+    job.limits.wall = std::time::Duration::from_millis(300);
+    let mut used = sandbox.launcher_ids();
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(run.outcome.ending, Ending::TimedOut);
+    let killed = used.pop().unwrap();
+    assert!(eventually(|| !is_launcher(killed)), "the launcher of a run killed at its limit lives on");
+    assert!(!alive("ttt-gone-test"), "the program outlived its run");
+    job.argv = ["/bin/sh", "-c", "exit 3"].map(str::to_owned).to_vec();
+    assert_eq!(sandbox.run(&job).unwrap().outcome.ending, Ending::Exited(3));
 }
