@@ -1,9 +1,11 @@
 //! The guard's side: what runs between the grader and a student's program.
 //!
 //! The guard (`ttt-guard`, or this binary in a hidden mode) is started by
-//! the grader with its job on standard input. It leaves the grader's
+//! the grader: as a launcher, which takes one job per line of its standard
+//! input for run after run, or where no container can be made as a guard
+//! for one run, its job on standard input. Either leaves the grader's
 //! session (`setsid`: no controlling terminal), dies with the grader, and
-//! builds the run's container with `hakoniwa`: new user, mount, PID,
+//! builds each run's container with `hakoniwa`: new user, mount, PID,
 //! network, IPC and UTS namespaces; a root holding only `/usr`, `/bin`,
 //! `/lib*` (read-only), a minimal `/etc` and `/dev`, a fresh `/proc`, and a
 //! size-capped tmpfs `/box` for everything the run writes (`/tmp` and

@@ -2,13 +2,16 @@
 //!
 //! Two sides, as `DOMjudge`'s runguard and isolate are separate programs:
 //!
-//! - **the grader's side** (this file): a [`Sandbox`] owns a private
-//!   scratch directory (mode 0700), the run user, the control groups and
-//!   the guard binary; [`Sandbox::run`] lays out one run's files, starts
-//!   the guard in the run's cgroup, hands it the job on standard input,
-//!   kills the run at its wall-clock limit, and reads what came back.
+//! - **the grader's side** (this file, with [`launcher`]): a [`Sandbox`]
+//!   owns a private scratch directory (mode 0700), the run user, the
+//!   control groups and the guard binary; [`Sandbox::run`] lays out one
+//!   run's files, hands the job to a launcher (the guard's first stage,
+//!   kept for run after run and sitting in the run's cgroup), or where
+//!   containers cannot be made starts a guard for the run, kills the run
+//!   at its wall-clock limit, and reads what came back.
 //! - **the guard's side** ([`guard`], with [`seccomp`] and [`copy`]): the
-//!   container (`hakoniwa`), process 1 inside it, and the program.
+//!   launcher or a run's own guard, the container (`hakoniwa`), process 1
+//!   inside it, and the program.
 //!
 //! The crate forbids `unsafe`, so nothing here forks by hand: `hakoniwa`
 //! does the namespaces, mounts and `pivot_root`; `seccompiler` the filter;
