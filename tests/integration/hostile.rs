@@ -671,6 +671,48 @@ static int attack(void) {
     assert!(!left, "a SysV object with key 0x74747474 outlived its run on this machine (removed now)");
 }
 
+/// Class 6, the network runs share: a launcher's runs, one after another,
+/// share a network namespace, which none of them can bring up or leave
+/// anything in. Each of two tests (one launcher: `--jobs 1`) finds its
+/// loopback down, cannot bring it up or send to 127.0.0.1, finds no UDP
+/// port or abstract socket the other bound, then binds both and leaves.
+#[test]
+fn the_network_runs_share_stays_down_and_empty() {
+    let area = Area::new(2);
+    let sub = area.hostile(
+        "network",
+        r#"#include <net/if.h>
+#include <netinet/in.h>
+static int attack(void) {
+  int s = socket(AF_INET, SOCK_DGRAM, 0);
+  if (s < 0) { perror("socket"); return 0; }
+  struct ifreq r;
+  memset(&r, 0, sizeof r);
+  strcpy(r.ifr_name, "lo");
+  if (ioctl(s, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags & IFF_UP)) BREACH("the loopback is up");
+  r.ifr_flags |= IFF_UP;
+  if (ioctl(s, SIOCSIFFLAGS, &r) == 0) BREACH("brought the loopback up");
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(47474), .sin_addr.s_addr = htonl(0x7f000001) };
+  if (sendto(s, "x", 1, 0, (struct sockaddr *)&a, sizeof a) == 1) BREACH("sent to 127.0.0.1");
+  struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(47474) };
+  if (bind(s, (struct sockaddr *)&any, sizeof any) != 0 && errno == EADDRINUSE) BREACH("UDP port 47474 is taken");
+  int u = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un n = { .sun_family = AF_UNIX };
+  memcpy(n.sun_path, "\0ttt-network-test", 17);
+  socklen_t len = offsetof(struct sockaddr_un, sun_path) + 17;
+  if (connect(u, (struct sockaddr *)&n, len) == 0) BREACH("reached an abstract socket an earlier run bound");
+  u = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (bind(u, (struct sockaddr *)&n, len) != 0) {
+    if (errno == EADDRINUSE) BREACH("an abstract socket an earlier run bound is still there");
+  } else listen(u, 1);
+  return 0;
+}
+"#,
+    );
+    let graded = area.grade(&[&sub], "", &["--jobs", "1"]);
+    graded.all(0, "no-output");
+}
+
 /// Class 7, disk: with `--output-limit 4`, writing 20 MB at the bottom of
 /// 40 nested directories, 20 MB into an unlinked file, and fallocating
 /// 1 GB all fail, and the box is full: `output-limit`. A sparse file of
