@@ -108,7 +108,7 @@ fn guard(out: &mut impl Write) -> Result<(), String> {
     let area = &config.job.area;
     let config_path = area.join("job.json");
     fs::write(&config_path, text).map_err(|e| format!("{}: {e}", config_path.display()))?;
-    let status = contained(&config, &config_path, hakoniwa::Stdio::inherit(), Network::New);
+    let status = contained(&config, &config_path, hakoniwa::Stdio::inherit());
     // Init marks the output directory first thing: no mark, no start, so
     // the container itself could not be made.
     let started = area.join("out").join(".init").exists();
@@ -140,8 +140,6 @@ fn launcher(out: &mut impl Write) -> Result<(), String> {
     // non-dumpable process may not. No run can reach it: every run is in
     // PID, mount and user namespaces of its own, and launchers are used
     // only where containers can be made.
-    // Its runs' network namespace, if it can have one of its own.
-    let network = if shared_network().is_ok() { Network::Shared } else { Network::New };
     let mut input = io::stdin().lock();
     loop {
         let mut text = Vec::new();
@@ -153,43 +151,15 @@ fn launcher(out: &mut impl Write) -> Result<(), String> {
             return Ok(());
         }
         let closed = match serde_json::from_slice::<Config>(&text) {
-            Ok(config) => launch(&config, &text, network),
+            Ok(config) => launch(&config, &text),
             Err(e) => Closed::Failed(format!("a malformed job: {e}")),
         };
         report(out, &Line::Closed(closed));
     }
 }
 
-/// Which network namespace a container gets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Network {
-    /// A new one, for this run alone.
-    New,
-    /// The launcher's, which its runs share one after another.
-    Shared,
-}
-
-/// Gives the launcher a network namespace of its own, for its runs to
-/// share: empty (its loopback down, no other interface) and owned by a user
-/// namespace whose root is the launcher (its own user outside). A run is
-/// root only in a user namespace nested in that one, so it can change
-/// nothing in it (bring no interface up, set nothing), and runs follow one
-/// another, each killed whole before the next: what one opens there goes
-/// with it. This spares each run the making of a network namespace (the
-/// costliest namespace to make) and its teardown.
-fn shared_network() -> Result<(), String> {
-    use nix::sched::{CloneFlags, unshare};
-    let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
-    unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET)
-        .map_err(|e| format!("unshare: {}", e.desc()))?;
-    let write = |file: &str, text: String| fs::write(file, text).map_err(|e| format!("{file}: {e}"));
-    write("/proc/self/uid_map", format!("0 {uid} 1\n"))?;
-    write("/proc/self/setgroups", "deny".to_owned())?;
-    write("/proc/self/gid_map", format!("0 {gid} 1\n"))
-}
-
 /// One job of the launcher's, run in a new container: how it closed.
-fn launch(config: &Config, text: &[u8], network: Network) -> Closed {
+fn launch(config: &Config, text: &[u8]) -> Closed {
     let area = &config.job.area;
     let config_path = area.join("job.json");
     let errors = area.join(super::GUARD_ERRORS);
@@ -200,7 +170,7 @@ fn launch(config: &Config, text: &[u8], network: Network) -> Closed {
         Ok(file) => file,
         Err(e) => return Closed::Failed(format!("{}: {e}", area.display())),
     };
-    let status = contained(config, &config_path, hakoniwa::Stdio::from(errors), network);
+    let status = contained(config, &config_path, hakoniwa::Stdio::from(errors));
     let started = area.join("out").join(".init").exists();
     match status {
         Ok(status) if status.success() => Closed::Done,
@@ -217,16 +187,17 @@ fn contained(
     config: &Config,
     config_path: &Path,
     errors: hakoniwa::Stdio,
-    network: Network,
 ) -> hakoniwa::Result<hakoniwa::ExitStatus> {
     use hakoniwa::{Container, MountOptions, Namespace, Runctl};
     let area = &config.job.area;
     let skeleton = &config.skeleton;
     let mut container = Container::new();
-    if network == Network::New {
-        container.unshare(Namespace::Network);
-    }
+    // A network namespace of its own for every run, even where runs follow
+    // one another: sockets a run leaves in flight (passed over a unix
+    // socket in a cycle no process holds) outlive all its processes until
+    // the kernel collects them, and must be seen by no later run.
     container
+        .unshare(Namespace::Network)
         .unshare(Namespace::Ipc)
         .unshare(Namespace::Uts)
         .hostname("sandbox")

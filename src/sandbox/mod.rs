@@ -635,13 +635,25 @@ impl Sandbox {
         let timed_out = waited == Waited::TimedOut;
 
         let mut gaps = Gaps { cgroup: settled.no_cgroup, ..Gaps::default() };
-        let (mut outcome, answer, ended) = read_report(&String::from_utf8_lossy(&report), wall, &mut gaps)?;
+        // Process 1 or the launcher, in the run's cgroup, may be the
+        // process the kernel kills when the run is out of memory: the run
+        // then ended at its memory limit, not for a fault of the guard.
+        let killed = settled.out_of_memory && !timed_out;
+        let (mut outcome, answer, ended) =
+            match read_report(&String::from_utf8_lossy(&report), wall, &mut gaps) {
+                Err(SandboxError::Guard(_)) if killed => {
+                    (read_report("", wall, &mut Gaps::default())?.0, Err(String::new()), false)
+                }
+                read => read?,
+            };
         outcome.out_of_memory = settled.out_of_memory;
         if let Some(peak) = settled.peak {
             outcome.max_rss = peak;
         }
         if timed_out {
             outcome.ending = Ending::TimedOut;
+        } else if !ended && killed {
+            outcome.ending = Ending::Signalled(nix::libc::SIGKILL);
         } else if !ended {
             let failure = settled.failure;
             let why =
@@ -1156,4 +1168,60 @@ pub fn read_capped(path: &Path, limit: u64) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(limit).read_to_end(&mut bytes).ok()?;
     Some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run whose guard failed after its process 1 started, as a guard
+    /// killed by the kernel reports it.
+    fn failed(out_of_memory: bool) -> Result<Run, SandboxError> {
+        let area = tempfile::tempdir().unwrap();
+        fs::create_dir(area.path().join("out")).unwrap();
+        let job = Job {
+            argv: vec!["./prog".to_owned()],
+            start: None,
+            files: Vec::new(),
+            stdin: None,
+            collect: Collect::File("TTTgame.txt".to_owned()),
+            limits: Limits {
+                wall: Duration::from_secs(1),
+                cpu: Duration::from_secs(1),
+                memory: 32 << 20,
+                output: 1 << 20,
+                processes: 8,
+            },
+            env: Vec::new(),
+        };
+        let why = "the run's init failed: process(/proc/self/exe) received signal SIGKILL";
+        let report = format!(
+            "{}\n{}\n",
+            serde_json::to_string(&Line::Namespaces(None)).unwrap(),
+            serde_json::to_string(&Line::Closed(Closed::Failed(why.to_owned()))).unwrap()
+        );
+        let settled =
+            Settled { out_of_memory, peak: Some(32 << 20), no_cgroup: None, failure: String::new() };
+        let over =
+            Over { waited: Waited::Closed, report: report.into_bytes(), wall: Duration::ZERO, settled };
+        Sandbox::finish(&job, area.path(), over)
+    }
+
+    #[test]
+    fn a_guard_killed_for_the_runs_memory_is_a_run_killed_at_its_memory_limit() {
+        let run = failed(true).unwrap();
+        assert_eq!(run.outcome.ending, Ending::Signalled(nix::libc::SIGKILL));
+        assert!(run.outcome.out_of_memory);
+        assert_eq!(run.answer, Err("it wrote no TTTgame.txt".to_owned()));
+        assert_eq!(run.gaps.namespaces, None);
+    }
+
+    #[test]
+    fn a_guard_that_failed_otherwise_fails_the_run_and_says_why() {
+        let error = failed(false).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the guard failed: the run's init failed: process(/proc/self/exe) received signal SIGKILL"
+        );
+    }
 }

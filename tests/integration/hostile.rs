@@ -671,18 +671,30 @@ static int attack(void) {
     assert!(!left, "a SysV object with key 0x74747474 outlived its run on this machine (removed now)");
 }
 
-/// Class 6, the network runs share: a launcher's runs, one after another,
-/// share a network namespace, which none of them can bring up or leave
-/// anything in. Each of two tests (one launcher: `--jobs 1`) finds its
-/// loopback down, cannot bring it up or send to 127.0.0.1, finds no UDP
-/// port or abstract socket the other bound, then binds both and leaves.
+/// Class 6, sockets left in flight: a socket passed over a unix socket, in
+/// a cycle no process holds, outlives every process of its run until the
+/// kernel collects it. Each of six tests (one run at a time: `--jobs 1`)
+/// finds its loopback down and cannot bring it up or send to
+/// 127.0.0.1, finds the abstract socket and the UDP port free, binds both
+/// and puts them in flight before it ends: were the network namespace
+/// shared by a launcher's runs, a later test would find them taken.
 #[test]
-fn the_network_runs_share_stays_down_and_empty() {
-    let area = Area::new(2);
+fn sockets_left_in_flight_are_not_seen_by_the_next_run() {
+    let area = Area::new(6);
     let sub = area.hostile(
-        "network",
+        "inflight",
         r#"#include <net/if.h>
 #include <netinet/in.h>
+static void pass(int via, int fd) {
+  char byte = 'x', control[CMSG_SPACE(sizeof(int))];
+  struct iovec io = { &byte, 1 };
+  memset(control, 0, sizeof control);
+  struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control };
+  struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+  h->cmsg_level = SOL_SOCKET; h->cmsg_type = SCM_RIGHTS; h->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(h), &fd, sizeof(int));
+  if (sendmsg(via, &m, 0) < 0) perror("sendmsg");
+}
 static int attack(void) {
   int s = socket(AF_INET, SOCK_DGRAM, 0);
   if (s < 0) { perror("socket"); return 0; }
@@ -692,19 +704,18 @@ static int attack(void) {
   if (ioctl(s, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags & IFF_UP)) BREACH("the loopback is up");
   r.ifr_flags |= IFF_UP;
   if (ioctl(s, SIOCSIFFLAGS, &r) == 0) BREACH("brought the loopback up");
-  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(47474), .sin_addr.s_addr = htonl(0x7f000001) };
-  if (sendto(s, "x", 1, 0, (struct sockaddr *)&a, sizeof a) == 1) BREACH("sent to 127.0.0.1");
+  struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(47474), .sin_addr.s_addr = htonl(0x7f000001) };
+  if (sendto(s, "x", 1, 0, (struct sockaddr *)&to, sizeof to) == 1) BREACH("sent to 127.0.0.1");
   struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(47474) };
-  if (bind(s, (struct sockaddr *)&any, sizeof any) != 0 && errno == EADDRINUSE) BREACH("UDP port 47474 is taken");
-  int u = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (bind(s, (struct sockaddr *)&any, sizeof any) != 0 && errno == EADDRINUSE) BREACH("UDP port 47474 was taken");
+  int u = socket(AF_UNIX, SOCK_DGRAM, 0);
   struct sockaddr_un n = { .sun_family = AF_UNIX };
-  memcpy(n.sun_path, "\0ttt-network-test", 17);
-  socklen_t len = offsetof(struct sockaddr_un, sun_path) + 17;
-  if (connect(u, (struct sockaddr *)&n, len) == 0) BREACH("reached an abstract socket an earlier run bound");
-  u = socket(AF_UNIX, SOCK_STREAM, 0);
-  if (bind(u, (struct sockaddr *)&n, len) != 0) {
-    if (errno == EADDRINUSE) BREACH("an abstract socket an earlier run bound is still there");
-  } else listen(u, 1);
+  memcpy(n.sun_path, "\0ttt-inflight-test", 18);
+  if (bind(u, (struct sockaddr *)&n, offsetof(struct sockaddr_un, sun_path) + 18) != 0 && errno == EADDRINUSE)
+    BREACH("the abstract socket @ttt-inflight-test was taken");
+  int p[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, p) != 0) { perror("socketpair"); return 0; }
+  pass(p[0], s); pass(p[0], u); pass(p[0], p[0]); pass(p[1], p[1]);
   return 0;
 }
 "#,
