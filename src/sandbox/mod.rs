@@ -496,6 +496,7 @@ impl Sandbox {
             root
         };
         let result = self.run_in(job, &area, &root);
+        collect_in_flight();
         remove_all(&area);
         self.roots.lock().unwrap_or_else(PoisonError::into_inner).push(root);
         result
@@ -1043,6 +1044,32 @@ fn pid(child: &Child) -> nix::unistd::Pid {
 /// PID namespace and the cgroup take the rest.
 fn kill_group(child: &Child) {
     let _ = nix::sys::signal::killpg(pid(child), nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Sets off the kernel's collector of unix sockets in flight. A socket
+/// passed over a unix socket, in a cycle no process holds, outlives every
+/// process of its run, with its buffers, the descriptors it carries and
+/// what they count against the run user (inotify instances, say), until
+/// the collector runs; closing a new cycle at once makes it run. Done after
+/// every run (its processes are gone by then), so that nothing a run left
+/// in flight adds up over a grading or starves a later run.
+pub(crate) fn collect_in_flight() {
+    use rustix::net::{
+        AddressFamily, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
+        sendmsg, socketpair,
+    };
+    use std::mem::MaybeUninit;
+    use std::os::fd::AsFd;
+    let Ok((one, other)) = socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
+    else {
+        return;
+    };
+    let carried = [one.as_fd()];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if control.push(SendAncillaryMessage::ScmRights(&carried)) {
+        let _ = sendmsg(&other, &[io::IoSlice::new(b"x")], &mut control, SendFlags::empty());
+    }
 }
 
 /// The least room `/dev/shm` must have for the scratch to go there: a

@@ -625,3 +625,53 @@ fn launchers_serve_run_after_run_and_die_with_a_run_killed_at_its_limit() {
     job.argv = ["/bin/sh", "-c", "exit 3"].map(str::to_owned).to_vec();
     assert_eq!(sandbox.run(&job).unwrap().outcome.ending, Ending::Exited(3));
 }
+
+/// Descriptors a run left in flight (passed over a unix socket, in a cycle
+/// no process holds) outlive its processes until the kernel's collector
+/// runs: here every inotify instance its user may have, which would starve
+/// each later run of the same user (and an ordinary grader's own account)
+/// of inotify. The sandbox sets the collector off after each run (process
+/// 1 once it has reaped the run, and the grader), so a later run soon gets
+/// an instance again. The kernel also sets it off by itself at most closes
+/// of a unix socket, so this shows the outcome, not who set it off.
+#[test]
+fn descriptors_left_in_flight_are_collected_after_their_run() {
+    use ttt_referee::sandbox::Ending;
+    let limit: usize = fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(128);
+    // Bounded: at most 4096 instances, sent 200 at a time.
+    let leave = format!(
+        r#"
+import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+fds = []
+for _ in range(min({limit}, 4096)):
+    fd = libc.inotify_init1(0)
+    if fd < 0:
+        break
+    fds.append(fd)
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+for i in range(0, len(fds), 200):
+    socket.send_fds(b, [b"x"], fds[i:i + 200])
+socket.send_fds(b, [b"x"], [a.fileno()])
+socket.send_fds(a, [b"x"], [b.fileno()])
+os._exit(0)
+"#
+    );
+    let probe = "import ctypes, sys\nsys.exit(0 if ctypes.CDLL(None).inotify_init1(0) >= 0 else 1)\n";
+    let (sandbox, mut job) = library_sandbox("");
+    // The kernel collects now and then by itself: five rounds make a
+    // collector that is never set off show.
+    for round in 0..5 {
+        job.argv = ["python3", "-c", &leave].map(str::to_owned).to_vec();
+        let run = sandbox.run(&job).unwrap();
+        assert_eq!(run.outcome.ending, Ending::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+        job.argv = ["python3", "-c", probe].map(str::to_owned).to_vec();
+        assert!(
+            eventually(|| sandbox.run(&job).unwrap().outcome.ending == Ending::Exited(0)),
+            "round {round}: no inotify instance for a later run: the ones left in flight were never collected"
+        );
+    }
+}
