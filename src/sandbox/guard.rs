@@ -96,28 +96,23 @@ fn read_config() -> Result<(Config, Vec<u8>), String> {
     Ok((config, text))
 }
 
-/// Stage 1, outside the container.
-fn guard(out: &mut impl Write) -> Result<(), String> {
-    // Its own session: no controlling terminal for anything it starts.
+/// What stage 1 does first, for one run or many: its own session (no
+/// controlling terminal for anything it starts), and death with the
+/// grader (a grader killed mid-run takes its runs with it).
+fn leave_the_grader() -> Result<(), String> {
     nix::unistd::setsid().map_err(|e| format!("setsid: {}", e.desc()))?;
-    // A grader killed mid-run takes its runs with it.
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-        .map_err(|e| format!("pdeathsig: {}", e.desc()))?;
-    // Process 1 reads the same text from a file: its standard input.
+        .map_err(|e| format!("pdeathsig: {}", e.desc()))
+}
+
+/// Stage 1 for one run, outside the container.
+fn guard(out: &mut impl Write) -> Result<(), String> {
+    leave_the_grader()?;
     let (config, text) = read_config()?;
-    let area = &config.job.area;
-    let config_path = area.join("job.json");
-    fs::write(&config_path, text).map_err(|e| format!("{}: {e}", config_path.display()))?;
-    let status = contained(&config, &config_path, hakoniwa::Stdio::inherit());
-    // Init marks the output directory first thing: no mark, no start, so
-    // the container itself could not be made.
-    let started = area.join("out").join(".init").exists();
-    match status {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) if started => Err(format!("the run's init failed: {}", status.reason)),
-        Ok(status) => bare(&config, &status.reason, out),
-        Err(e) if started => Err(format!("the container failed: {e}")),
-        Err(e) => bare(&config, &e.to_string(), out),
+    match launch(&config, &text, hakoniwa::Stdio::inherit()) {
+        Closed::Done => Ok(()),
+        Closed::Failed(why) => Err(why),
+        Closed::NoContainer(why) => bare(&config, &why, out),
     }
 }
 
@@ -132,9 +127,7 @@ fn guard(out: &mut impl Write) -> Result<(), String> {
 /// saying so, and the grader starts a guard for each run instead.
 fn launcher(out: &mut impl Write) -> Result<(), String> {
     use std::io::BufRead;
-    nix::unistd::setsid().map_err(|e| format!("setsid: {}", e.desc()))?;
-    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-        .map_err(|e| format!("pdeathsig: {}", e.desc()))?;
+    leave_the_grader()?;
     // It stays dumpable, as stage 1 does: a container's first process (a
     // fork of this one) writes its own /proc/self/uid_map, which a
     // non-dumpable process may not. No run can reach it: every run is in
@@ -151,27 +144,40 @@ fn launcher(out: &mut impl Write) -> Result<(), String> {
             return Ok(());
         }
         let closed = match serde_json::from_slice::<Config>(&text) {
-            Ok(config) => launch(&config, &text),
+            Ok(config) => match launcher_errors(&config) {
+                Ok(errors) => launch(&config, &text, hakoniwa::Stdio::from(errors)),
+                Err(why) => Closed::Failed(why),
+            },
             Err(e) => Closed::Failed(format!("a malformed job: {e}")),
         };
         report(out, &Line::Closed(closed));
     }
 }
 
-/// One job of the launcher's, run in a new container: how it closed.
-fn launch(config: &Config, text: &[u8]) -> Closed {
-    let area = &config.job.area;
-    let config_path = area.join("job.json");
-    let errors = area.join(super::GUARD_ERRORS);
-    let prepared = fs::write(&config_path, text).and_then(|()| {
-        OpenOptions::new().write(true).create_new(true).custom_flags(nix::libc::O_NOFOLLOW).open(&errors)
-    });
-    let errors = match prepared {
-        Ok(file) => file,
-        Err(e) => return Closed::Failed(format!("{}: {e}", area.display())),
-    };
-    let status = contained(config, &config_path, hakoniwa::Stdio::from(errors));
-    let started = area.join("out").join(".init").exists();
+/// The file a launcher's run's process 1 writes its standard error to, in
+/// the run's area (a launcher's own standard error is not read).
+fn launcher_errors(config: &Config) -> Result<File, String> {
+    let path = config.job.area.join(super::GUARD_ERRORS);
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Runs one job (`text`, as the grader wrote it) in a new container, its
+/// process 1's standard error going to `errors`: how it closed.
+fn launch(config: &Config, text: &[u8], errors: hakoniwa::Stdio) -> Closed {
+    // Process 1 reads the same text from a file: its standard input.
+    let config_path = config.job.area.join("job.json");
+    if let Err(e) = fs::write(&config_path, text) {
+        return Closed::Failed(format!("{}: {e}", config_path.display()));
+    }
+    let status = contained(config, &config_path, errors);
+    // Init marks the output directory first thing: no mark, no start, so
+    // the container itself could not be made.
+    let started = config.job.area.join("out").join(".init").exists();
     match status {
         Ok(status) if status.success() => Closed::Done,
         Ok(status) if started => Closed::Failed(format!("the run's init failed: {}", status.reason)),

@@ -321,18 +321,6 @@ pub struct Sandbox {
     roots: Mutex<Vec<PathBuf>>,
     /// [`Sandbox::start_size`]'s measurements, by tree.
     sizes: Mutex<std::collections::HashMap<PathBuf, (u64, u64)>>,
-    /// Guards whose run is over (process 1 killed and reaped everything
-    /// else in its PID namespace, then reported) but whose container was
-    /// still being taken down: reaped by later runs and on drop.
-    leftovers: Mutex<Vec<Leftover>>,
-}
-
-/// A guard set aside by [`Sandbox::run`] while its container goes away,
-/// with the run's cgroup, removed once the guard is reaped.
-#[derive(Debug)]
-struct Leftover {
-    guard: Child,
-    _group: Option<cgroup::RunGroup>,
 }
 
 /// What a run's cgroup says of its memory, and why there is none; with
@@ -359,13 +347,10 @@ struct Settled {
     peak: Option<u64>,
     /// Why the run had no cgroup.
     no_cgroup: Option<String>,
-    /// What the guard wrote on standard error (read only when it did not
-    /// report from a container).
+    /// What the guard wrote on standard error (read only when the run
+    /// did not report its end from a container).
     failure: String,
 }
-
-/// The most guards set aside at once; past it, a run waits for the oldest.
-const LEFTOVERS: usize = 16;
 
 /// The most a guard may report for one run, in bytes.
 const REPORT_CAP: usize = 1 << 16;
@@ -428,7 +413,6 @@ impl Sandbox {
             stop,
             roots: Mutex::new(Vec::new()),
             sizes: Mutex::new(std::collections::HashMap::new()),
-            leftovers: Mutex::new(Vec::new()),
         };
         sandbox.hand_over(&skeleton)?;
         if let Some(uid) = run_as {
@@ -483,7 +467,6 @@ impl Sandbox {
         if self.stop.load(Ordering::SeqCst) {
             return Err(SandboxError::Interrupted);
         }
-        self.reap(false);
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let area = self.scratch().join(format!("run-{number}"));
         let root = self.roots.lock().unwrap_or_else(PoisonError::into_inner).pop();
@@ -560,17 +543,31 @@ impl Sandbox {
         serde_json::to_vec(&config).map_err(|e| start(io::Error::other(e)))
     }
 
-    /// Runs a job with a guard of its own, started for it.
+    /// Runs a job with a guard of its own, started for it (where launchers
+    /// cannot be had), and waits for the guard to exit.
     fn by_guard(&self, job: &Job, config: &[u8], began: Instant) -> Result<Over, SandboxError> {
         let (mut child, group) = self.start_guard(job, config)?;
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
-        let reported = |report: &[u8]| matches!(said(report), Said::Reported).then_some(Waited::Reported);
-        let waited =
-            wait(&mut child, &mut stdout, &mut report, began + job.limits.wall, &self.stop, reported);
+        let deadline = began + job.limits.wall;
+        let waited = wait(&mut child, &mut stdout, &mut report, deadline, &self.stop, |_| None);
         let wall = began.elapsed();
-        let settled = self.settle(waited, child, stdout, &mut report, group);
-        Ok(Over { waited, report, wall, settled })
+        // Killed with all that is left in its process group and cgroup,
+        // and reaped first: a zombie still counts as a member of its group.
+        kill_group(&child);
+        let _ = child.wait();
+        if let Ok(group) = &group {
+            group.kill_all();
+        }
+        if let Some(out) = stdout {
+            let left = REPORT_CAP.saturating_sub(report.len()) as u64;
+            let _ = out.take(left).read_to_end(&mut report);
+        }
+        let mut failure = String::new();
+        if let Some(err) = child.stderr.take() {
+            let _ = err.take(REPORT_CAP as u64).read_to_string(&mut failure);
+        }
+        Ok(Over { waited, report, wall, settled: settled(&group, failure) })
     }
 
     /// Runs a job through a ready launcher; `None` when it could not (no
@@ -603,27 +600,23 @@ impl Sandbox {
             self.launchers.give_up();
             return None;
         }
-        let errors = || {
+        // Timed out, interrupted or dead: its process group was killed (by
+        // `wait`); the rest of its cgroup goes too, and so does it.
+        let usable = matches!(waited, Waited::Reported | Waited::Closed);
+        if !usable {
+            launcher.end();
+        }
+        let failure = if waited == Waited::Reported {
+            String::new()
+        } else {
             let text = read_capped(&area.join(GUARD_ERRORS), REPORT_CAP as u64).unwrap_or_default();
             String::from_utf8_lossy(&text).into_owned()
         };
-        let mut failure = String::new();
-        if matches!(waited, Waited::Reported | Waited::Closed) {
-            if waited == Waited::Closed {
-                failure = errors();
-            }
-            let settled = settled(&launcher.group, failure);
+        let settled = settled(&launcher.group, failure);
+        if usable {
             self.launchers.give_back(launcher, report.clone());
-            Some(Over { waited, report, wall, settled })
-        } else {
-            // Timed out, interrupted or dead: its process group was killed
-            // (by `wait`); the rest of its cgroup goes too.
-            launcher.end();
-            failure = errors();
-            let settled = settled(&launcher.group, failure);
-            drop(launcher);
-            Some(Over { waited, report, wall, settled })
         }
+        Some(Over { waited, report, wall, settled })
     }
 
     /// Reads a run's report, answer and output once its guard is done with it.
@@ -642,9 +635,7 @@ impl Sandbox {
         let killed = settled.out_of_memory && !timed_out;
         let (mut outcome, answer, ended) =
             match read_report(&String::from_utf8_lossy(&report), wall, &mut gaps) {
-                Err(SandboxError::Guard(_)) if killed => {
-                    (read_report("", wall, &mut Gaps::default())?.0, Err(String::new()), false)
-                }
+                Err(SandboxError::Guard(_)) if killed => (unreported(wall), Err(String::new()), false),
                 read => read?,
             };
         outcome.out_of_memory = settled.out_of_memory;
@@ -684,67 +675,6 @@ impl Sandbox {
             answer,
             gaps,
         })
-    }
-
-    /// Ends the wait for a guard: a guard that reported from its container
-    /// is set aside while the container goes (everything of the program's
-    /// is gone already); any other is killed with all that is left in its
-    /// process group and cgroup, reaped, and the rest of its report read.
-    fn settle(
-        &self,
-        waited: Waited,
-        mut child: Child,
-        stdout: Option<ChildStdout>,
-        report: &mut Vec<u8>,
-        group: Result<cgroup::RunGroup, String>,
-    ) -> Settled {
-        let mut failure = String::new();
-        if waited != Waited::Reported {
-            kill_group(&child);
-            // Reaped first: a zombie still counts as a member of its group.
-            let _ = child.wait();
-            if let Ok(group) = &group {
-                group.kill_all();
-            }
-            if let Some(out) = stdout {
-                let left = REPORT_CAP.saturating_sub(report.len()) as u64;
-                let _ = out.take(left).read_to_end(report);
-            }
-            if let Some(err) = child.stderr.take() {
-                let _ = err.take(REPORT_CAP as u64).read_to_string(&mut failure);
-            }
-        }
-        let settled = settled(&group, failure);
-        if waited == Waited::Reported {
-            self.set_aside(Leftover { guard: child, _group: group.ok() });
-        }
-        settled
-    }
-
-    /// Keeps a guard whose container is still going away, to be reaped
-    /// later; waits for the oldest when too many are kept.
-    fn set_aside(&self, leftover: Leftover) {
-        let mut leftovers = self.leftovers.lock().unwrap_or_else(PoisonError::into_inner);
-        leftovers.push(leftover);
-        while leftovers.len() > LEFTOVERS {
-            let mut oldest = leftovers.remove(0);
-            let _ = oldest.guard.wait();
-        }
-    }
-
-    /// Reaps the guards set aside that have exited (and removes their
-    /// cgroups); with `all`, kills and reaps every one.
-    fn reap(&self, all: bool) {
-        let mut leftovers = self.leftovers.lock().unwrap_or_else(PoisonError::into_inner);
-        if all {
-            for leftover in leftovers.iter_mut() {
-                kill_group(&leftover.guard);
-                let _ = leftover.guard.wait();
-            }
-            leftovers.clear();
-        } else {
-            leftovers.retain_mut(|leftover| matches!(leftover.guard.try_wait(), Ok(None)));
-        }
     }
 
     /// The bytes and files of a run's starting tree, measured once: every
@@ -865,11 +795,10 @@ impl Sandbox {
 }
 
 impl Drop for Sandbox {
-    /// Reaps the guards still taking their containers down, before the
-    /// scratch directory goes.
+    /// Waits for the launchers being readied and kills every launcher,
+    /// before the scratch directory goes.
     fn drop(&mut self) {
         self.launchers.shut();
-        self.reap(true);
     }
 }
 
@@ -887,6 +816,20 @@ enum Waited {
     Stopped,
 }
 
+/// The outcome of a run whose end no guard reported: timed out, with
+/// nothing measured but its wall-clock time.
+fn unreported(wall: Duration) -> Outcome {
+    Outcome {
+        ending: Ending::TimedOut,
+        wall,
+        cpu: Duration::ZERO,
+        max_rss: 0,
+        written: 0,
+        disk_full: false,
+        out_of_memory: false,
+    }
+}
+
 /// Reads the guard's report lines: the outcome (timed out unless it
 /// ended), why there is no answer (`Err`, empty when it did not say), and
 /// whether the program ended. Anything that is not a report fails the run.
@@ -895,15 +838,7 @@ fn read_report(
     wall: Duration,
     gaps: &mut Gaps,
 ) -> Result<(Outcome, Result<(), String>, bool), SandboxError> {
-    let mut outcome = Outcome {
-        ending: Ending::TimedOut,
-        wall,
-        cpu: Duration::ZERO,
-        max_rss: 0,
-        written: 0,
-        disk_full: false,
-        out_of_memory: false,
-    };
+    let mut outcome = unreported(wall);
     let mut answer = Err(String::new());
     let mut ended = false;
     for line in report.lines() {
