@@ -17,6 +17,8 @@ use std::time::Duration;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
+use crate::text;
+
 /// How the header, the first two lines (programmer and project), is compared.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Header {
@@ -53,6 +55,9 @@ pub struct Comparison {
     pub matched: usize,
     /// How many lines were expected (after skipping the header, if asked).
     pub expected: usize,
+    /// How many lines the transcript has (counted as the expected ones are:
+    /// the header skipped if asked, blank lines at the end forgiven).
+    pub actual: usize,
     /// The first place they differ, if they do: the first of the diff's
     /// differences that involves a non-blank line, or the first difference
     /// if they all concern blank lines only.
@@ -61,6 +66,16 @@ pub struct Comparison {
     #[serde(skip)]
     pub unmatched: Unmatched,
 }
+
+/// However long a transcript, at most this many of its lines more than four
+/// times the expected ones are diffed: the rest are counted, and cannot
+/// match (see [`compare`]).
+pub const COMPARED_EXTRA_LINES: usize = 1000;
+
+/// However long a line, at most this many of its bytes more than four times
+/// the longest expected line's are read: a longer line is a line that
+/// cannot match.
+pub const COMPARED_EXTRA_BYTES: usize = 1024;
 
 /// The line numbers (1-based, as in the files) of the lines the diff left
 /// unmatched on each side, in order. Lines left out of the comparison (a
@@ -71,6 +86,9 @@ pub struct Unmatched {
     pub expected: Vec<usize>,
     /// The transcript's lines that are not expected.
     pub actual: Vec<usize>,
+    /// Every transcript line from this number on is unmatched too: the
+    /// lines past the part that was diffed ([`COMPARED_EXTRA_LINES`]).
+    pub actual_from: Option<usize>,
 }
 
 impl Unmatched {
@@ -83,7 +101,7 @@ impl Unmatched {
     /// Whether the transcript's line `number` (1-based) was left unmatched.
     #[must_use]
     pub fn has_actual(&self, number: usize) -> bool {
-        self.actual.binary_search(&number).is_ok()
+        self.actual.binary_search(&number).is_ok() || self.actual_from.is_some_and(|from| number >= from)
     }
 }
 
@@ -104,17 +122,29 @@ impl Comparison {
         self.first_difference.is_none()
     }
 
-    /// The share of expected lines matched, from 0 to 1 (1 for two empty
-    /// transcripts).
+    /// How alike the two are, from 0 to 1: the lines matched, counted on
+    /// both sides, over all the lines of both, 2·matched / (expected +
+    /// actual). A line the transcript has that is not expected costs as
+    /// much as an expected line it lacks, so padding an answer with every
+    /// line a referee could write earns next to nothing. 1 only for a
+    /// match (two empty transcripts too); anything else stays below
+    /// [`Comparison::MOST_FOR_A_DIFFERENCE`].
     #[must_use]
     pub fn score(&self) -> f64 {
-        if self.expected == 0 {
-            return if self.matches() { 1.0 } else { 0.0 };
+        if self.matches() {
+            return 1.0;
+        }
+        let lines = self.expected + self.actual;
+        if lines == 0 {
+            return 0.0;
         }
         #[allow(clippy::cast_precision_loss, reason = "line counts are far below 2^52")]
-        let score = self.matched as f64 / self.expected as f64;
-        score
+        let score = 2.0 * self.matched as f64 / lines as f64;
+        score.min(Self::MOST_FOR_A_DIFFERENCE)
     }
+
+    /// The most a transcript that differs can score: never the whole.
+    pub const MOST_FOR_A_DIFFERENCE: f64 = 0.99;
 }
 
 impl fmt::Display for Difference {
@@ -141,6 +171,9 @@ struct Line<'a> {
     number: usize,
     shown: Cow<'a, str>,
     key: Cow<'a, str>,
+    /// Its length in the file, in bytes, when it was longer than what was
+    /// read of it.
+    cut: Option<usize>,
 }
 
 impl Line<'_> {
@@ -150,32 +183,84 @@ impl Line<'_> {
 }
 
 /// The lines of `text` that are compared, the header (if skipped) and
-/// forgiven blank lines at the end left out.
-fn lines(text: &[u8], options: CheckOptions) -> Vec<Line<'_>> {
-    let mut raw: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+/// forgiven blank lines at the end left out: at most `most` of them, each
+/// read up to `longest` bytes (a longer one gets a key no expected line
+/// has). Then how many lines there are in all, and the first line past
+/// `most`, if any. The lines past `most` are only counted, so the cost is
+/// bounded by `most` × `longest` whatever the text's size.
+fn lines(text: &[u8], options: CheckOptions, most: usize, longest: usize) -> Lines<'_> {
+    let mut text = text;
     if !options.exact {
-        // A final newline, or blank lines at the end, are forgiven.
-        while raw.last().is_some_and(|l| l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))) {
-            raw.pop();
-        }
+        // A final newline, or blank lines at the end, are forgiven: the
+        // text ends with the line of its last byte that is not blank.
+        let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        text = match text.iter().rposition(|b| !blank(b)) {
+            None => b"",
+            Some(last) => &text[..memchr::memchr(b'\n', &text[last..]).map_or(text.len(), |at| last + at)],
+        };
     }
     let skip = if options.header == Header::Skip { HEADER_LINES } else { 0 };
-    raw.into_iter()
+    // No text at all is no lines (not one empty line).
+    let mut raw = (!text.is_empty() || options.exact)
+        .then(|| text.split(|&b| b == b'\n'))
+        .into_iter()
+        .flatten()
         .enumerate()
-        .skip(skip)
-        .map(|(i, bytes)| {
-            let shown = String::from_utf8_lossy(bytes);
-            let key = if options.exact { shown.clone() } else { Cow::Owned(normalise(&shown)) };
-            let shown = Cow::Owned(shown.trim_end_matches('\r').to_owned());
-            Line { number: i + 1, shown, key }
-        })
-        .collect()
+        .skip(skip);
+    let kept: Vec<Line<'_>> =
+        raw.by_ref().take(most).map(|(i, bytes)| Line::new(i + 1, bytes, options, longest)).collect();
+    let past = raw.next().map(|(i, bytes)| Line::new(i + 1, bytes, options, longest));
+    let total = kept.len() + past.iter().count() + raw.count();
+    Lines { kept, total, past }
+}
+
+/// What [`lines`] found.
+struct Lines<'a> {
+    kept: Vec<Line<'a>>,
+    total: usize,
+    past: Option<Line<'a>>,
+}
+
+impl<'a> Line<'a> {
+    fn new(number: usize, bytes: &'a [u8], options: CheckOptions, longest: usize) -> Line<'a> {
+        let too_long = bytes.len() > longest;
+        let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(longest)]);
+        let mut key = if options.exact { shown.clone() } else { Cow::Owned(normalise(&shown)) };
+        if too_long {
+            // No expected line is this long, nor holds a NUL.
+            key.to_mut().push('\0');
+        }
+        let shown = match shown {
+            Cow::Borrowed(s) => Cow::Borrowed(s.trim_end_matches('\r')),
+            Cow::Owned(s) => Cow::Owned(s.trim_end_matches('\r').to_owned()),
+        };
+        Line { number, shown, key, cut: too_long.then_some(bytes.len()) }
+    }
+
+    /// The line as a report shows it: cut if it is long, with its length.
+    fn shown(&self) -> String {
+        match self.cut {
+            Some(length) => format!(
+                "{}… ({} bytes in all)",
+                text::prefix(&self.shown, text::LINE_BYTES),
+                text::thousands(length)
+            ),
+            None => text::line(&self.shown).into_owned(),
+        }
+    }
 }
 
 /// Runs of spaces and tabs become one space; leading and trailing ones and a
 /// final `\r` go.
 fn normalise(line: &str) -> String {
-    line.trim_end_matches('\r').split([' ', '\t']).filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" ")
+    let mut key = String::with_capacity(line.len());
+    for token in line.trim_end_matches('\r').split([' ', '\t']).filter(|t| !t.is_empty()) {
+        if !key.is_empty() {
+            key.push(' ');
+        }
+        key.push_str(token);
+    }
+    key
 }
 
 /// With [`Header::Label`]: each of the first two expected lines that has a
@@ -195,19 +280,31 @@ fn compare_labels_only(want: &mut [Line<'_>], got: &mut [Line<'_>]) {
 
 /// Compares `actual` (a transcript someone produced) with `expected` (the
 /// referee's).
+///
+/// The cost is bounded by the expected transcript, whatever the size of the
+/// one checked: of its lines, at most four times the expected ones and
+/// [`COMPARED_EXTRA_LINES`] more are diffed, each read up to four times the
+/// longest expected line and [`COMPARED_EXTRA_BYTES`] more; the lines past
+/// them are counted (they are unmatched: a transcript that long is wrong
+/// whatever they hold), and a line longer than that matches nothing.
 #[must_use]
 pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Comparison {
+    let want = lines(expected, options, usize::MAX, usize::MAX);
+    let mut want = want.kept;
     if options.exact && expected == actual {
-        let expected = lines(expected, options).len();
+        let expected = want.len();
         return Comparison {
             matched: expected,
             expected,
+            actual: expected,
             first_difference: None,
             unmatched: Unmatched::default(),
         };
     }
-    let mut want = lines(expected, options);
-    let mut got = lines(actual, options);
+    let most = want.len().saturating_mul(4).saturating_add(COMPARED_EXTRA_LINES);
+    let longest = want.iter().map(|l| l.shown.len()).max().unwrap_or(0);
+    let longest = longest.saturating_mul(4).saturating_add(COMPARED_EXTRA_BYTES);
+    let Lines { kept: mut got, total, past } = lines(actual, options, most, longest);
     if options.header == Header::Label {
         compare_labels_only(&mut want, &mut got);
     }
@@ -240,7 +337,7 @@ pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Compari
         // line (or, for a side with none, the line that follows).
         let pick = |lines: &[Line<'_>], range: std::ops::Range<usize>| {
             let line = lines[range.clone()].iter().find(|l| !l.is_blank()).or_else(|| lines.get(range.start));
-            line.map(|l| (l.number, l.shown.clone().into_owned()))
+            line.map(|l| (l.number, l.shown()))
         };
         let blank_only = want[old.clone()].iter().chain(&got[new.clone()]).all(Line::is_blank);
         let difference = Difference { expected: pick(&want, old), actual: pick(&got, new) };
@@ -250,7 +347,24 @@ pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Compari
             explaining = Some(difference);
         }
     }
-    Comparison { matched, expected: want.len(), first_difference: explaining.or(first), unmatched }
+    if let Some(past) = past {
+        // The lines past the part diffed: unmatched, and a difference if
+        // the part diffed had none.
+        unmatched.actual_from = Some(past.number);
+        let difference = Difference { expected: None, actual: Some((past.number, past.shown())) };
+        if past.is_blank() {
+            first.get_or_insert(difference);
+        } else if explaining.is_none() {
+            explaining = Some(difference);
+        }
+    }
+    Comparison {
+        matched,
+        expected: want.len(),
+        actual: total,
+        first_difference: explaining.or(first),
+        unmatched,
+    }
 }
 
 #[cfg(test)]
@@ -304,8 +418,8 @@ mod tests {
     fn a_missing_line_shifts_only_what_follows() {
         let c = tolerant(&EXPECTED.replace("- X -\n", ""));
         assert_eq!(c.first_difference.clone().unwrap().expected.unwrap().0, 6);
-        assert_eq!((c.matched, c.expected), (8, 9));
-        assert!((c.score() - 8.0 / 9.0).abs() < 1e-9);
+        assert_eq!((c.matched, c.expected, c.actual), (8, 9, 8));
+        assert!((c.score() - 16.0 / 17.0).abs() < 1e-9);
     }
 
     #[test]
@@ -423,6 +537,70 @@ mod tests {
             c.first_difference.unwrap().to_string(),
             "  expected line 7: - - -\n  found    line 7: (blank line)"
         );
+    }
+
+    #[test]
+    fn extra_lines_cost_as_much_as_missing_ones() {
+        // Every line of the expected transcript, each among many that are
+        // not: every line matched, and yet next to nothing scored.
+        let padding: String =
+            EXPECTED.lines().flat_map(|l| [l, "\n", "Winner: X\nWinner: O\nWinner: Cat\n"]).collect();
+        let c = tolerant(&padding);
+        assert_eq!((c.matched, c.expected, c.actual), (9, 9, 36));
+        assert!((c.score() - 18.0 / 45.0).abs() < 1e-9, "{}", c.score());
+        // Twice the transcript: half the lines extra.
+        let c = tolerant(&EXPECTED.repeat(2));
+        assert_eq!((c.matched, c.actual), (9, 18));
+        assert!((c.score() - 2.0 / 3.0).abs() < 1e-9);
+        assert!(tolerant(EXPECTED).score() >= 1.0);
+        assert!(tolerant("").score() == 0.0);
+        let empty = compare(b"", b"", CheckOptions::default());
+        assert!(empty.matches() && empty.score() >= 1.0);
+    }
+
+    #[test]
+    fn a_difference_never_scores_the_whole() {
+        // 300 lines, one of them changed: the ratio rounds to more than 0.99.
+        let expected: String =
+            (0..300).flat_map(|n| ["line ".to_owned(), n.to_string(), "\n".to_owned()]).collect();
+        let actual = expected.replace("line 7\n", "line 7 \n").replace("line 7 \n", "line 7!\n");
+        let c = compare(expected.as_bytes(), actual.as_bytes(), CheckOptions::default());
+        assert!(!c.matches());
+        assert!(c.score() <= Comparison::MOST_FOR_A_DIFFERENCE, "{}", c.score());
+    }
+
+    #[test]
+    fn a_huge_answer_is_diffed_only_as_far_as_the_expected_one_reaches() {
+        // 15 MiB of one-character lines after the right transcript.
+        let mut actual = EXPECTED.as_bytes().to_vec();
+        actual.extend(b"a\n".repeat(15 << 19));
+        let c = compare(EXPECTED.as_bytes(), &actual, CheckOptions::default());
+        assert_eq!((c.matched, c.expected, c.actual), (9, 9, 9 + (15 << 19)));
+        let d = c.first_difference.clone().unwrap();
+        assert_eq!((d.expected, d.actual), (None, Some((10, "a".to_owned()))));
+        // The lines past the part diffed are unmatched without a list.
+        assert!(c.unmatched.has_actual(10) && c.unmatched.has_actual(5_000_000));
+        assert!(c.unmatched.actual.len() <= 9 * 4 + COMPARED_EXTRA_LINES);
+        assert!(c.score() < 1e-5);
+        // Past the lines diffed, a difference is still the first one found.
+        let mut early = EXPECTED.replace("Winner: None", "Winner: X").into_bytes();
+        early.extend(b"a\n".repeat(1 << 20));
+        let c = compare(EXPECTED.as_bytes(), &early, CheckOptions::default());
+        assert_eq!(c.first_difference.unwrap().expected, Some((9, "Winner: None".to_owned())));
+    }
+
+    #[test]
+    fn a_line_too_long_to_be_right_is_read_only_in_part_and_shown_cut() {
+        let long = "Winner: None".to_owned() + &" ".repeat(6 << 20) + "x";
+        let c = tolerant(&EXPECTED.replace("Winner: None", &long));
+        let d = c.first_difference.unwrap();
+        let (number, shown) = d.actual.unwrap();
+        assert_eq!(number, 9);
+        assert!(shown.len() < 600, "{}", shown.len());
+        assert!(shown.ends_with("… (6,291,469 bytes in all)"), "{shown}");
+        // Spacing is forgiven within what is read.
+        let spaced = EXPECTED.replace("Winner: None", &format!("Winner:{}None", " ".repeat(40)));
+        assert!(tolerant(&spaced).matches());
     }
 
     #[test]

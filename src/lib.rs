@@ -27,6 +27,8 @@
 //! 17. [`check`]: compares a transcript with the referee's own.
 //! 18. [`output`]: output that appears whole or not at all.
 //! 19. [`player`]: marks, players and turn order.
+//! 20. [`text`]: text from other people's programs, cut to size on
+//!     character boundaries and made inert for reports.
 //!
 //! `cli`, `grade`, `sandbox`, `batch` and `spinner` come with the
 //! `cli` feature (on by default); without it the library is the core alone,
@@ -65,4 +67,5 @@ pub mod render;
 pub mod sandbox;
 #[cfg(feature = "cli")]
 pub mod spinner;
+pub mod text;
 pub mod transcript;

@@ -140,9 +140,11 @@ fn run_one(moves: &Path, transcript: &Path, options: &Options, check: CheckOptio
     Ok(if comparison.matches() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
 }
 
-/// `50/52 lines (96.2%)`.
+/// `50/52 lines, 53 found (95.2%)`: the expected lines matched, how many
+/// the transcript has, and the score ([`Comparison::score`]), which counts
+/// extra lines as it counts missing ones.
 fn score_text(c: &Comparison) -> String {
-    format!("{}/{} lines ({:.1}%)", c.matched, c.expected, 100.0 * c.score())
+    format!("{}/{} lines, {} found ({:.1}%)", c.matched, c.expected, c.actual, 100.0 * c.score())
 }
 
 /// How one file of a directory check went.
@@ -290,7 +292,7 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
         }
         TableFormat::Text => {
             let width = rows.iter().map(|r| inert(&r.file).chars().count()).max().unwrap_or(0).max(4);
-            writeln!(out, "{:width$}  {:7}  {:>20}  first difference", "file", "status", "score")?;
+            writeln!(out, "{:width$}  {:7}  {:>30}  first difference", "file", "status", "score")?;
             for row in rows {
                 let score = row.comparison.as_ref().map_or_else(|| "-".to_owned(), score_text);
                 let detail = match (&row.comparison, &row.error) {
@@ -306,7 +308,7 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
                 };
                 writeln!(
                     out,
-                    "{:width$}  {:7}  {score:>20}  {}",
+                    "{:width$}  {:7}  {score:>30}  {}",
                     inert(&row.file),
                     row.status,
                     inert(&detail)

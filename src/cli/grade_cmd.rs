@@ -45,8 +45,9 @@ adds or changes languages; --build/--run give the same commands to everyone.
 Verdicts: pass, wrong, no-output, time-limit, crashed, output-limit,
 build-failed; when several apply, time-limit wins over output-limit over
 crashed over no-output over wrong. A test scores 1 or 0 (with --partial, a
-wrong answer scores its share of lines matched); a submission's score is out
-of 100.
+wrong answer scores 2 x lines matched / (lines expected + lines written), so
+extra lines cost as much as missing ones, and never the whole test); a
+submission's score is out of 100.
 
 A wrong or crashed test is shrunk: move lines are deleted (chunks, then
 pairs) and squares made smaller while the program still fails the same way
@@ -206,7 +207,8 @@ pub(super) struct PlanArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
 
-    /// Score a wrong answer by its share of lines matched instead of 0.
+    /// Score a wrong answer by how alike it is instead of 0: 2 x lines
+    /// matched / (lines expected + lines written), below 1.
     #[arg(long)]
     partial: bool,
 

@@ -230,6 +230,7 @@ mod tests {
                 exit_status: Some(0),
                 signal: None,
                 lines_matched: None,
+                lines_found: None,
                 first_difference: None,
                 expected: String::new(),
                 actual: String::new(),

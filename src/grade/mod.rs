@@ -19,8 +19,8 @@ use std::fmt::{self, Write as _};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -34,6 +34,7 @@ use crate::check::{CheckOptions, Comparison, Difference, Unmatched, compare};
 use crate::sandbox::{
     self, Collect, Ending, Job, Limits, Outcome, Protections, Run, Sandbox, SandboxError, copy,
 };
+use crate::text;
 
 /// How a program receives its test and gives its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,6 +245,9 @@ pub struct TestResult {
     pub signal: Option<String>,
     /// Lines of the expected answer matched, and lines expected.
     pub lines_matched: Option<(usize, usize)>,
+    /// Lines of the answer (counted as the expected ones are), which a
+    /// partial score counts too.
+    pub lines_found: Option<usize>,
     /// The first difference from the expected answer.
     pub first_difference: Option<Difference>,
     /// The expected answer (for reports that show it), cut at
@@ -279,6 +283,7 @@ impl TestResult {
             exit_status: None,
             signal: None,
             lines_matched: None,
+            lines_found: None,
             first_difference: None,
             expected: String::new(),
             actual: String::new(),
@@ -338,6 +343,10 @@ pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
 
+/// The most of a build's output reports keep to show: half from its
+/// standard output, half from its standard error.
+pub const BUILD_LOG_BYTES: usize = 64 << 10;
+
 /// The most lines of a failing program's standard error kept to show.
 pub const STDERR_LINES: usize = 20;
 
@@ -347,14 +356,6 @@ pub const STDERR_BYTES: usize = 4 << 10;
 /// Why grading could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
-    /// A scratch file or directory could not be made.
-    #[error("{path}: {source}")]
-    Io {
-        /// The path concerned.
-        path: PathBuf,
-        /// What went wrong.
-        source: io::Error,
-    },
     /// The sandbox's scratch directory could not be made.
     #[error("cannot set up the sandbox's scratch directory: {0}")]
     Scratch(io::Error),
@@ -377,8 +378,51 @@ pub enum GradeError {
     Unprotected(Protections),
 }
 
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> GradeError + '_ {
-    move |source| GradeError::Io { path: path.to_path_buf(), source }
+/// A step the grader takes with one submission's files, each of which can
+/// fail that submission alone ([`Failed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Step {
+    /// Copying the submission into the grader's scratch directory.
+    Copy,
+    /// Removing answers left in the copy (or the build) from its author's
+    /// own runs.
+    ClearAnswers,
+    /// Giving a copy or a build to the user the runs are made as.
+    HandOver,
+    /// Placing a function-level harness's files.
+    PlaceHarness,
+    /// Removing the submission's scratch directory once it is graded.
+    CleanUp,
+}
+
+impl Step {
+    /// What the step does, in words for a report.
+    fn doing(self) -> &'static str {
+        match self {
+            Step::Copy => "copying the submission",
+            Step::ClearAnswers => "clearing old answers from the copy",
+            Step::HandOver => "handing the copy to the run user",
+            Step::PlaceHarness => "placing the harness's files",
+            Step::CleanUp => "removing the copy",
+        }
+    }
+}
+
+/// Called before each [`Step`] with a submission's name: an error makes
+/// that step fail there (fault injection, for tests).
+pub type Faults = Arc<dyn Fn(Step, &str) -> io::Result<()> + Send + Sync>;
+
+/// One submission could not be graded: the reason, shown in its reports.
+/// It fails that submission alone; the grading goes on.
+#[derive(Debug)]
+struct Failed(String);
+
+impl Failed {
+    fn step(step: Step, path: &Path, area: &Path, e: &io::Error) -> Failed {
+        let shown = path.strip_prefix(area).unwrap_or(path);
+        Failed(format!("the grader failed {} ({}): {e}", step.doing(), shown.display()))
+    }
 }
 
 /// What a grading produced: every submission it finished, and the ones an
@@ -398,6 +442,11 @@ pub struct Grader {
     plan: Plan,
     sandbox: Sandbox,
     protections: Protections,
+    /// Faults a test injected ([`Grader::inject_faults`]).
+    faults: Option<Faults>,
+    /// Held shared by every test run, and alone by the run that confirms a
+    /// `time-limit` with nothing else of the grading running.
+    gate: RwLock<()>,
 }
 
 impl Grader {
@@ -417,7 +466,7 @@ impl Grader {
         if plan.require_sandbox && !protections.complete() {
             return Err(GradeError::Unprotected(protections));
         }
-        Ok(Grader { plan, sandbox, protections })
+        Ok(Grader { plan, sandbox, protections, faults: None, gate: RwLock::new(()) })
     }
 
     /// The plan this grades by.
@@ -439,30 +488,77 @@ impl Grader {
         self.sandbox.stopper()
     }
 
+    /// Makes each [`Step`] call `faults` first, for a submission, with its
+    /// name: an error there fails the step. For tests of the grader's own
+    /// failures; a grading never sets it.
+    #[doc(hidden)]
+    pub fn inject_faults(&mut self, faults: Faults) {
+        self.faults = Some(faults);
+    }
+
+    /// Whether `step` may go ahead on the submission `name` (always, but
+    /// where a test injected a fault).
+    fn check(&self, step: Step, name: &str) -> io::Result<()> {
+        self.faults.as_ref().map_or(Ok(()), |faults| faults(step, name))
+    }
+
     /// Grades every submission on every test, `jobs` builds and runs at a
     /// time. `progress` is called after each test (and each test a failed
     /// build leaves unrun).
+    ///
+    /// Nothing in one submission stops the others: every step the grader
+    /// takes with a submission's files fails that submission alone (every
+    /// test `build-failed`, with the reason), and so does a panic in the
+    /// grader while it grades one, caught at the submission's boundary as a
+    /// last wall and reported as an internal error.
     pub fn grade(&self, submissions: &[PathBuf], progress: &(dyn Fn() + Sync)) -> Result<Graded, GradeError> {
         let jobs = self.plan.jobs.max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
             .map_err(|source| GradeError::Threads { jobs, source })?;
-        let outcomes: Vec<Result<Option<SubmissionResult>, GradeError>> = pool.install(|| {
+        let outcomes: Vec<Option<SubmissionResult>> = pool.install(|| {
             submissions
                 .par_iter()
                 .enumerate()
                 .map(|(index, submission)| {
+                    let name = submission_name(submission);
                     let area = self.sandbox.scratch().join(format!("submission-{index}"));
-                    let result = self.grade_one(submission, &area, progress);
-                    sandbox::remove_all(&area);
+                    let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.grade_one(submission, &name, &area, progress)
+                    }));
+                    let result = match graded {
+                        Ok(Ok(result)) => result,
+                        Ok(Err(Failed(why))) => Some(self.not_run(
+                            name.clone(),
+                            "unknown".to_owned(),
+                            why.clone(),
+                            &why,
+                            progress,
+                        )),
+                        Err(panic) => {
+                            let why = internal_error(&*panic);
+                            Some(self.not_run(
+                                name.clone(),
+                                "unknown".to_owned(),
+                                why.clone(),
+                                &why,
+                                progress,
+                            ))
+                        }
+                    };
+                    // What cannot be removed now goes with the scratch
+                    // directory when the grading ends.
+                    if self.check(Step::CleanUp, &name).is_ok() {
+                        sandbox::remove_all(&area);
+                    }
                     result
                 })
                 .collect()
         });
         let mut graded = Graded { results: Vec::new(), not_graded: Vec::new() };
         for (submission, outcome) in submissions.iter().zip(outcomes) {
-            match outcome? {
+            match outcome {
                 Some(result) => graded.results.push(result),
                 None => graded.not_graded.push(submission_name(submission)),
             }
@@ -499,16 +595,34 @@ impl Grader {
         }
     }
 
+    /// Gives `path` in `area` to the run user, as [`Step::HandOver`].
+    fn hand_over(&self, name: &str, path: &Path, area: &Path) -> Result<(), Failed> {
+        self.check(Step::HandOver, name)
+            .and_then(|()| self.sandbox.hand_over(path))
+            .map_err(|e| Failed::step(Step::HandOver, path, area, &e))
+    }
+
+    /// Removes the answer named `output` from `dir` in `area`, as
+    /// [`Step::ClearAnswers`].
+    fn clear_answer(&self, name: &str, dir: &Path, output: &str, area: &Path) -> Result<(), Failed> {
+        let path = dir.join(output);
+        self.check(Step::ClearAnswers, name)
+            .and_then(|()| remove_entry(&path))
+            .map_err(|e| Failed::step(Step::ClearAnswers, &path, area, &e))
+    }
+
     fn grade_one(
         &self,
         submission: &Path,
+        name: &str,
         area: &Path,
         progress: &(dyn Fn() + Sync),
-    ) -> Result<Option<SubmissionResult>, GradeError> {
+    ) -> Result<Option<SubmissionResult>, Failed> {
         let plan = &self.plan;
-        let name = submission_name(submission);
         let source = area.join("source");
-        fs::create_dir_all(&source).map_err(io_error(&source))?;
+        self.check(Step::Copy, name)
+            .and_then(|()| fs::create_dir_all(&source))
+            .map_err(|e| Failed::step(Step::Copy, &source, area, &e))?;
         // A root grader copies only what the submission's owner owns: no file
         // of anyone else's can be linked into it.
         let owner = self.sandbox.run_user().and_then(|_| fs::metadata(submission).ok()).map(|m| {
@@ -517,11 +631,18 @@ impl Grader {
         });
         if let Err(e) = copy::copy_tree(submission, &source, plan.copy_caps, owner) {
             let why = format!("the submission was refused: {e}");
-            return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+            return Ok(Some(self.not_run(
+                name.to_owned(),
+                "unknown".to_owned(),
+                why.clone(),
+                &why,
+                progress,
+            )));
         }
         if let Some(api) = plan.api {
             return self.grade_api(name, &source, area, api, progress);
         }
+        let name = name.to_owned();
         let commands = match &plan.programs {
             Programs::Given { build, run } => {
                 Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
@@ -537,9 +658,9 @@ impl Grader {
         // No answer left from the author's own runs can pass for one.
         let (_, output) = plan.io.names();
         if plan.io != Io::Console {
-            remove_entry(&source.join(output)).map_err(io_error(&source))?;
+            self.clear_answer(&name, &source, output, area)?;
         }
-        self.sandbox.hand_over(area).map_err(io_error(area))?;
+        self.hand_over(&name, area, area)?;
 
         let mut start = source.clone();
         let mut build_log = None;
@@ -552,10 +673,10 @@ impl Grader {
                 Some(Ok((built, log))) => {
                     build_log = Some(log);
                     if plan.io != Io::Console {
-                        remove_entry(&built.join(output)).map_err(io_error(&built))?;
+                        self.clear_answer(&name, &built, output, area)?;
                     }
                     start = built;
-                    self.sandbox.hand_over(&start).map_err(io_error(&start))?;
+                    self.hand_over(&name, &start, area)?;
                 }
             }
         }
@@ -604,11 +725,12 @@ impl Grader {
             limits: plan.build_limits,
             env: Vec::new(),
         };
-        let (ok, mut log) = match self.sandbox.run(&job) {
+        let (ok, log) = match self.sandbox.run(&job) {
             Ok(run) => {
-                let mut log =
-                    String::from_utf8_lossy(&run.stdout[..run.stdout.len().min(SHOWN_BYTES)]).into_owned();
-                log.push_str(&String::from_utf8_lossy(&run.stderr[..run.stderr.len().min(SHOWN_BYTES)]));
+                // Each stream's start, cut on a character's boundary: what a
+                // compiler says first is what matters.
+                let mut log = text::shown(&run.stdout, BUILD_LOG_BYTES / 2);
+                log.push_str(&text::shown(&run.stderr, BUILD_LOG_BYTES / 2));
                 if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
                     (true, log)
                 } else {
@@ -625,7 +747,6 @@ impl Grader {
             Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
         };
         if !ok {
-            log.truncate(SHOWN_BYTES);
             return Some(Err(log));
         }
         Some(Ok((built, log)))
@@ -635,13 +756,14 @@ impl Grader {
     /// `area`) one by one, through the assignment's harness.
     fn grade_api(
         &self,
-        name: String,
+        name: &str,
         source: &Path,
         area: &Path,
         api: ApiPlan,
         progress: &(dyn Fn() + Sync),
-    ) -> Result<Option<SubmissionResult>, GradeError> {
+    ) -> Result<Option<SubmissionResult>, Failed> {
         let plan = &self.plan;
+        let name = name.to_owned();
         let call_limit = plan.limits.wall;
         let limits = harness_limits(&plan.limits);
         let times = api::Times { call: call_limit, budget: limits.wall / 2 };
@@ -653,14 +775,18 @@ impl Grader {
         };
         for (file, text) in &harness.files {
             let path = source.join(file);
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent).map_err(io_error(parent))?;
-            }
-            // Whatever the submission had there (a file, a link) is replaced.
-            remove_entry(&path).map_err(io_error(&path))?;
-            fs::write(&path, text).map_err(io_error(&path))?;
+            let place = || {
+                self.check(Step::PlaceHarness, &name)?;
+                if let Some(parent) = path.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                // Whatever the submission had there (a file, a link) is replaced.
+                remove_entry(&path)?;
+                fs::write(&path, text)
+            };
+            place().map_err(|e| Failed::step(Step::PlaceHarness, &path, area, &e))?;
         }
-        self.sandbox.hand_over(area).map_err(io_error(area))?;
+        self.hand_over(&name, area, area)?;
         let language = harness.language.clone();
         let mut start = source.to_path_buf();
         let mut build_log = None;
@@ -673,7 +799,7 @@ impl Grader {
                 Some(Ok((built, log))) => {
                     start = built;
                     build_log = Some(log);
-                    self.sandbox.hand_over(&start).map_err(io_error(&start))?;
+                    self.hand_over(&name, &start, area)?;
                 }
             }
         }
@@ -790,7 +916,29 @@ impl Grader {
         if let Some(wall) = wall {
             job.limits.wall = job.limits.wall.min(wall);
         }
-        Some(match self.sandbox.run(&job) {
+        let result = {
+            let _shared = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+            self.judge_run(test, &job)?
+        };
+        if result.verdict != Verdict::TimeLimit || wall.is_some() {
+            return Some(result);
+        }
+        // Out of time with other runs beside it: a neighbour may have taken
+        // the time. The test runs again with nothing else of this grading
+        // running, and that run decides (a shrink's candidates, cut short
+        // on purpose, are not confirmed).
+        let _alone = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        let mut confirmed = self.judge_run(test, &job)?;
+        if confirmed.verdict == Verdict::TimeLimit {
+            confirmed.detail.push_str(" (twice: the second time alone)");
+        }
+        Some(confirmed)
+    }
+
+    /// Runs `job` for `test` and judges it; `None` if the grading was
+    /// interrupted.
+    fn judge_run(&self, test: &Test, job: &Job) -> Option<TestResult> {
+        Some(match self.sandbox.run(job) {
             Ok(run) => judge(test, &run, &self.plan),
             Err(SandboxError::Interrupted) => return None,
             // The sandbox failing is not the program's doing, but it stops
@@ -919,6 +1067,21 @@ fn mean_score(tests: &[TestResult]) -> f64 {
     }
 }
 
+/// What a submission's reports say of a panic in the grader while it graded
+/// that submission.
+fn internal_error(panic: &(dyn std::any::Any + Send)) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    format!(
+        "internal error: the grader failed on this submission ({}); the others were graded. \
+         This is a bug in ttt-referee: please report it with this message.",
+        text::cut(&message, 1000)
+    )
+}
+
 /// The grading was stopped while a test was being shrunk.
 struct Interrupted;
 
@@ -975,7 +1138,7 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
             Err(why) if run.stdout.is_empty() => (Verdict::NoOutput, why.to_owned()),
             Err(why) => (
                 Verdict::NoOutput,
-                format!("{why}, but {} bytes on standard output", thousands(run.stdout.len())),
+                format!("{why}, but {} bytes on standard output", text::thousands(run.stdout.len())),
             ),
             Ok([]) => (Verdict::NoOutput, "its answer is empty".to_owned()),
             Ok(answer) => {
@@ -984,11 +1147,12 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
                 let detail = match &c.first_difference {
                     None => format!("all {} lines match", c.expected),
                     Some(d) => format!(
-                        "the first difference: expected line {}, found line {}; {} of {} lines match",
+                        "the first difference: expected line {}, found line {}; {} of {} lines match, {} written",
                         d.expected.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
                         d.actual.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
                         c.matched,
-                        c.expected
+                        c.expected,
+                        text::thousands(c.actual)
                     ),
                 };
                 comparison = Some(c);
@@ -1014,6 +1178,7 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
         },
         signal: signal.map(signal_name),
         lines_matched: comparison.as_ref().map(|c| (c.matched, c.expected)),
+        lines_found: comparison.as_ref().map(|c| c.actual),
         unmatched: comparison.as_ref().map(|c| c.unmatched.clone()).unwrap_or_default(),
         first_difference: comparison.and_then(|c| c.first_difference),
         expected: shown(&test.expected),
@@ -1025,35 +1190,13 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
 
 /// Bytes to show: at most [`SHOWN_BYTES`], as text.
 fn shown(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN_BYTES)]).into_owned()
+    text::shown(bytes, SHOWN_BYTES)
 }
 
 /// The end of a program's standard error: its last [`STDERR_LINES`] lines,
 /// at most [`STDERR_BYTES`], with `…` where it was cut.
 fn tail(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let text = text.trim_end();
-    let mut start = text.len().saturating_sub(STDERR_BYTES);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    if let Some((at, _)) = text.match_indices('\n').rev().nth(STDERR_LINES - 1) {
-        start = start.max(at + 1);
-    }
-    if start == 0 { text.to_owned() } else { format!("…\n{}", &text[start..]) }
-}
-
-/// `1,234,567` for 1234567.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    text::tail(stderr, STDERR_LINES, STDERR_BYTES)
 }
 
 /// Killed at the CPU limit: `SIGXCPU` at the soft limit, `SIGKILL` at the

@@ -20,24 +20,7 @@ pub fn score(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// Student text made inert for a terminal or a spreadsheet: control
-/// characters (escape sequences among them) and the invisible characters
-/// that reorder or hide text are shown escaped (`\u{1b}`), the rest as is.
-#[must_use]
-pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if text.contains(hidden) {
-        text.chars()
-            .map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() })
-            .collect::<String>()
-            .into()
-    } else {
-        text.into()
-    }
-}
+pub use crate::text::inert;
 
 /// The terminal's table: submission, language, score, tests, then a count
 /// per verdict.

@@ -131,7 +131,7 @@ fn check_accepts_the_referees_own_transcript() {
     assert_eq!(code, 0);
     assert_eq!(
         text,
-        "fixtures/TTTgame.txt: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines (100.0%)\n"
+        "fixtures/TTTgame.txt: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines, 51 found (100.0%)\n"
     );
 }
 
@@ -163,7 +163,7 @@ fn check_reports_the_first_real_difference_and_a_score() {
     assert_eq!(
         out,
         format!(
-            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 48/51 lines (94.1%)\n",
+            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 48/51 lines, 51 found (94.1%)\n",
             wrong.display()
         )
     );
@@ -198,7 +198,7 @@ fn check_header_label_needs_only_the_labels() {
         (
             0,
             format!(
-                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines (100.0%)\n"
+                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines, 51 found (100.0%)\n"
             )
         )
     );
@@ -211,7 +211,7 @@ fn check_header_label_needs_only_the_labels() {
         (
             1,
             format!(
-                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 50/51 lines (98.0%)\n"
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 50/51 lines, 51 found (98.0%)\n"
             )
         )
     );
@@ -228,7 +228,7 @@ fn check_header_skip_and_its_alias_leave_the_header_out() {
         (
             0,
             format!(
-                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 49/49 lines (100.0%)\n"
+                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 49/49 lines, 49 found (100.0%)\n"
             )
         )
     );
@@ -267,7 +267,7 @@ fn check_points_past_missing_blank_lines_to_the_missing_winner() {
         (
             1,
             format!(
-                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 51: Winner: Cat\n  found    (end of file)\nscore: 39/51 lines (76.5%)\n"
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 51: Winner: Cat\n  found    (end of file)\nscore: 39/51 lines, 39 found (86.7%)\n"
             )
         )
     );

@@ -201,15 +201,15 @@ impl Outcome {
     }
 }
 
-/// At most this many characters of a value are shown.
-const SHOWN_CHARS: usize = 2000;
+/// At most this many bytes of a value are shown.
+const SHOWN_VALUE_BYTES: usize = 2000;
 
-/// `text`, cut at [`SHOWN_CHARS`] characters with a word on how long it was.
+/// `text`, cut at [`SHOWN_VALUE_BYTES`] with a word on how long it was.
 #[must_use]
 pub fn cut(text: String) -> String {
-    match text.char_indices().nth(SHOWN_CHARS) {
-        None => text,
-        Some((at, _)) => format!("{}… ({} characters in all)", &text[..at], text.chars().count()),
+    match crate::text::said(&text, SHOWN_VALUE_BYTES) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(cut) => cut,
     }
 }
 
