@@ -421,7 +421,15 @@ struct Failed(String);
 impl Failed {
     fn step(step: Step, path: &Path, area: &Path, e: &io::Error) -> Failed {
         let shown = path.strip_prefix(area).unwrap_or(path);
-        Failed(format!("the grader failed {} ({}): {e}", step.doing(), shown.display()))
+        if shown.as_os_str().is_empty() {
+            Failed(format!("the grader failed {}: {e}", step.doing()))
+        } else {
+            Failed(format!(
+                "the grader failed {} ({}): {e}",
+                step.doing(),
+                text::cut(&shown.to_string_lossy(), 200)
+            ))
+        }
     }
 }
 

@@ -350,6 +350,78 @@ fn read_flags() -> OFlags {
     OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC
 }
 
+/// How deep below its top [`give_tree`] follows a tree: as deep as a run
+/// directory may go.
+pub const GIVE_DEPTH: u32 = 64;
+
+/// Gives the tree at `top` (the top included) to user and group `uid`,
+/// through directory handles only: a tree of any path length is handed over
+/// (paths past `PATH_MAX` included), no link is followed (a link itself is
+/// changed, never what it points to), and a tree deeper than `depth` below
+/// its top is an error, not a walk without end.
+pub fn give_tree(top: &Path, uid: u32, depth: u32) -> io::Result<()> {
+    use rustix::fs::{AtFlags, Gid, Uid, chownat};
+    let owner = (Some(Uid::from_raw(uid)), Some(Gid::from_raw(uid)));
+    chownat(CWD, top, owner.0, owner.1, AtFlags::SYMLINK_NOFOLLOW)?;
+    let dir = match rustix::fs::openat(CWD, top, dir_flags(), Mode::empty()) {
+        Ok(dir) => dir,
+        // Not a directory: nothing below it.
+        Err(Errno::NOTDIR | Errno::LOOP) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    give_below(dir.as_fd(), owner, depth).map_err(|e| match e {
+        Deeper => io::Error::other(format!("the tree is more than {depth} directories deep")),
+        Failed(e) => e,
+    })
+}
+
+/// Why [`give_below`] stopped.
+enum GiveError {
+    /// The tree goes deeper than it was allowed to.
+    Deeper,
+    /// A call failed.
+    Failed(io::Error),
+}
+use GiveError::{Deeper, Failed};
+
+impl<E: Into<io::Error>> From<E> for GiveError {
+    fn from(e: E) -> GiveError {
+        Failed(e.into())
+    }
+}
+
+/// The owner [`give_tree`] gives a tree to.
+type Owner = (Option<rustix::fs::Uid>, Option<rustix::fs::Gid>);
+
+/// Gives everything below `dir` to `owner`, at most `depth` directories
+/// deep.
+fn give_below(dir: BorrowedFd<'_>, owner: Owner, depth: u32) -> Result<(), GiveError> {
+    use rustix::fs::{AtFlags, chownat};
+    let listing = rustix::fs::openat(dir, c".", dir_flags(), Mode::empty())?;
+    for entry in Dir::new(listing)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == c"." || name == c".." {
+            continue;
+        }
+        chownat(dir, name, owner.0, owner.1, AtFlags::SYMLINK_NOFOLLOW)?;
+        let is_dir = match entry.file_type() {
+            FileType::Directory => true,
+            FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Directory),
+            _ => false,
+        };
+        if is_dir {
+            if depth == 0 {
+                return Err(Deeper);
+            }
+            let below = rustix::fs::openat(dir, name, dir_flags(), Mode::empty())?;
+            give_below(below.as_fd(), owner, depth - 1)?;
+        }
+    }
+    Ok(())
+}
+
 /// How a destination directory is opened.
 fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
@@ -786,5 +858,66 @@ mod tests {
         for (error, text) in cases {
             assert_eq!(error.to_string(), text);
         }
+    }
+
+    /// Makes `levels` nested directories of 255-character names under `top`
+    /// through handles (the path is past `PATH_MAX` from level 16 on), with
+    /// a file in the deepest.
+    fn deep_tree(top: &Path, levels: usize) {
+        let name = "d".repeat(255);
+        let mut dir = rustix::fs::openat(CWD, top, dir_flags(), Mode::empty()).unwrap();
+        for _ in 0..levels {
+            rustix::fs::mkdirat(&dir, name.as_str(), Mode::RWXU).unwrap();
+            dir = rustix::fs::openat(&dir, name.as_str(), dir_flags(), Mode::empty()).unwrap();
+        }
+        let file =
+            rustix::fs::openat(&dir, c"f", OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC, Mode::RUSR)
+                .unwrap();
+        drop(file);
+    }
+
+    #[test]
+    fn a_tree_past_path_max_is_given_through_handles() {
+        let area = tempfile::tempdir().unwrap();
+        deep_tree(area.path(), 20);
+        // By path, the deepest file cannot even be named.
+        let long: PathBuf = std::iter::repeat_n("d".repeat(255), 20).collect();
+        assert_eq!(
+            fs::symlink_metadata(area.path().join(&long).join("f")).unwrap_err().raw_os_error(),
+            Some(rustix::io::Errno::NAMETOOLONG.raw_os_error())
+        );
+        // Root gives it to another user; anyone else can give it to themself.
+        let uid = if rustix::process::geteuid().is_root() {
+            1_900_000_123
+        } else {
+            rustix::process::geteuid().as_raw()
+        };
+        give_tree(area.path(), uid, GIVE_DEPTH).unwrap();
+        let mut dir = rustix::fs::openat(CWD, area.path(), dir_flags(), Mode::empty()).unwrap();
+        for _ in 0..20 {
+            dir = rustix::fs::openat(&dir, "d".repeat(255).as_str(), dir_flags(), Mode::empty()).unwrap();
+            assert_eq!(rustix::fs::fstat(&dir).unwrap().st_uid, uid);
+        }
+        let file = rustix::fs::statat(&dir, c"f", rustix::fs::AtFlags::SYMLINK_NOFOLLOW).unwrap();
+        assert_eq!(file.st_uid, uid);
+        // Deeper than asked: an error, not a walk without end.
+        let error = give_tree(area.path(), uid, 10).unwrap_err();
+        assert_eq!(error.to_string(), "the tree is more than 10 directories deep");
+        // The tree goes as the grader removes its own.
+        crate::sandbox::remove_all(area.path());
+        assert!(!area.path().exists());
+    }
+
+    #[test]
+    fn giving_a_tree_follows_no_link() {
+        let area = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), area.path().join("link")).unwrap();
+        let before = fs::metadata(outside.path().join("secret")).unwrap().uid();
+        let uid = if rustix::process::geteuid().is_root() { 1_900_000_124 } else { before };
+        give_tree(area.path(), uid, GIVE_DEPTH).unwrap();
+        assert_eq!(fs::metadata(outside.path().join("secret")).unwrap().uid(), before);
+        assert_eq!(fs::symlink_metadata(area.path().join("link")).unwrap().uid(), uid);
     }
 }

@@ -449,16 +449,12 @@ impl Sandbox {
     }
 
     /// Gives `path` (and everything in it) to the run user, so that the
-    /// guard may read and write it; a no-op unless the grader is root.
+    /// guard may read and write it; a no-op unless the grader is root. The
+    /// walk goes through directory handles ([`copy::give_tree`]), so a tree
+    /// whose paths are longer than the system's limit is handed over too.
     pub fn hand_over(&self, path: &Path) -> io::Result<()> {
         let Some(uid) = self.run_as else { return Ok(()) };
-        std::os::unix::fs::lchown(path, Some(uid), Some(uid))?;
-        if fs::symlink_metadata(path)?.is_dir() {
-            for entry in fs::read_dir(path)? {
-                self.hand_over(&entry?.path())?;
-            }
-        }
-        Ok(())
+        copy::give_tree(path, uid, copy::GIVE_DEPTH)
     }
 
     /// Runs `job` and waits for it, killing the run at its wall-clock

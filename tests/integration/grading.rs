@@ -163,7 +163,7 @@ fn check_reports_the_first_real_difference_and_a_score() {
     assert_eq!(
         out,
         format!(
-            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 48/51 lines, 51 found (94.1%)\n",
+            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 48/51 lines, 49 found (96.0%)\n",
             wrong.display()
         )
     );

@@ -1,6 +1,7 @@
 //! Integration tests: the `ttt-referee` binary run as users and graders run it.
 
 mod api;
+mod attacks;
 mod autograder;
 mod class;
 mod consoles;
@@ -9,6 +10,7 @@ mod engines;
 mod errors;
 mod faults;
 mod golden;
+mod grader_faults;
 mod grading;
 mod hostile;
 mod install;

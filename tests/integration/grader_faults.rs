@@ -1,0 +1,126 @@
+//! Fault injection in the grader's own steps: each step the grader takes
+//! with a submission's files (the copy, clearing old answers, the hand-over
+//! to the run user, placing a harness, the clean-up) is made to fail on one
+//! submission of three, and only that submission fails, with the reason in
+//! its result; the grading goes on. A panic in the grader while it grades
+//! one submission is caught at that submission's boundary.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ttt_referee::check::{CheckOptions, Header};
+use ttt_referee::grade::{
+    self, Expected, Faults, Grader, Io, Plan, Programs, Step, SubmissionResult, Verdict, suite,
+};
+use ttt_referee::referee;
+use ttt_referee::sandbox::{Sandbox, copy};
+
+use crate::util::fixture;
+
+/// Three correct students of the class fixture.
+fn students() -> Vec<PathBuf> {
+    ["ada-c", "ben-cpp", "cleo-py"].iter().map(|s| fixture("class/students").join(s)).collect()
+}
+
+/// The plan: the class fixture's first two tests, one job at a time so the
+/// faults land in a known order.
+fn plan() -> Plan {
+    let expected = Expected::Referee(referee::Options::default());
+    let mut tests = suite::load(&fixture("class/tests"), &expected).unwrap();
+    tests.truncate(2);
+    Plan {
+        tests,
+        programs: Programs::Detected(grade::Languages::builtin()),
+        io: Io::Files { input: grade::DEFAULT_INPUT.to_owned(), output: grade::DEFAULT_OUTPUT.to_owned() },
+        limits: grade::TEST_LIMITS,
+        build_limits: grade::build_limits(&grade::TEST_LIMITS),
+        jobs: 2,
+        partial: false,
+        check: CheckOptions { exact: false, header: Header::Label },
+        copy_caps: copy::Caps::SUBMISSION,
+        require_sandbox: false,
+        expected,
+        shrink: None,
+        api: None,
+    }
+}
+
+/// Grades the three students with `faults` injected.
+fn grade_with(faults: Faults) -> Vec<SubmissionResult> {
+    let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
+    let mut grader = Grader::with_sandbox(plan(), sandbox).unwrap();
+    grader.inject_faults(faults);
+    let done = grader.grade(&students(), &|| {}).unwrap();
+    assert!(done.not_graded.is_empty());
+    done.results
+}
+
+/// A fault at `step` for the submission `victim` alone.
+fn fault_at(step: Step, victim: &'static str) -> Faults {
+    Arc::new(move |at, name| {
+        if at == step && name == victim {
+            Err(io::Error::other(format!("injected at {at:?}")))
+        } else {
+            Ok(())
+        }
+    })
+}
+
+/// The submission `name` passed every test.
+fn passed(results: &[SubmissionResult], name: &str) {
+    let result = results.iter().find(|r| r.submission == name).unwrap();
+    assert!(result.tests.iter().all(|t| t.verdict == Verdict::Pass), "{name}: {result:#?}");
+    assert!((result.score - 100.0).abs() < 1e-9);
+}
+
+#[test]
+fn each_step_that_fails_fails_only_its_submission() {
+    for (step, says) in [
+        (Step::Copy, "the grader failed copying the submission (source): injected at Copy"),
+        (
+            Step::ClearAnswers,
+            "the grader failed clearing old answers from the copy (source/TTTgame.txt): injected at ClearAnswers",
+        ),
+        (Step::HandOver, "the grader failed handing the copy to the run user: injected at HandOver"),
+    ] {
+        let results = grade_with(fault_at(step, "ben-cpp"));
+        assert_eq!(results.len(), 3);
+        passed(&results, "ada-c");
+        passed(&results, "cleo-py");
+        let ben = results.iter().find(|r| r.submission == "ben-cpp").unwrap();
+        assert!(ben.build_failed, "{step:?}: {ben:#?}");
+        assert_eq!(ben.build_log.as_deref(), Some(says), "{step:?}");
+        for test in &ben.tests {
+            assert_eq!((test.verdict, test.detail.as_str()), (Verdict::BuildFailed, says), "{step:?}");
+        }
+    }
+}
+
+#[test]
+fn a_clean_up_that_fails_changes_no_grade() {
+    // The copy is left for the scratch directory's removal at the end.
+    let results = grade_with(fault_at(Step::CleanUp, "ben-cpp"));
+    for name in ["ada-c", "ben-cpp", "cleo-py"] {
+        passed(&results, name);
+    }
+}
+
+#[test]
+fn a_panic_grading_one_submission_is_that_submissions_internal_error() {
+    let faults: Faults = Arc::new(|step, name| {
+        assert!(!(step == Step::HandOver && name == "ada-c"), "a bug met while handing over ada-c");
+        Ok(())
+    });
+    let results = grade_with(faults);
+    passed(&results, "ben-cpp");
+    passed(&results, "cleo-py");
+    let ada = results.iter().find(|r| r.submission == "ada-c").unwrap();
+    assert!(ada.build_failed);
+    let detail = &ada.tests[0].detail;
+    assert_eq!(
+        detail,
+        "internal error: the grader failed on this submission (a bug met while handing over ada-c); the others \
+         were graded. This is a bug in ttt-referee: please report it with this message."
+    );
+}
