@@ -51,6 +51,17 @@ pub fn shown(bytes: &[u8], max: usize) -> String {
     String::from_utf8_lossy(&head[..complete(head)]).into_owned()
 }
 
+/// As [`shown`], with each line longer than [`LINE_BYTES`] cut as [`line`]
+/// cuts it (the lines keep their numbers).
+#[must_use]
+pub fn shown_lines(bytes: &[u8], max: usize) -> String {
+    let text = shown(bytes, max);
+    if text.split('\n').all(|l| l.len() <= LINE_BYTES) {
+        return text;
+    }
+    text.split('\n').map(line).collect::<Vec<_>>().join("\n")
+}
+
 /// The length of `bytes` less an incomplete UTF-8 sequence at its end.
 fn complete(bytes: &[u8]) -> usize {
     // A sequence is at most 4 bytes: look back that far for its lead byte.
@@ -171,6 +182,18 @@ mod tests {
         // Invalid bytes before the cut are still shown as `�`.
         assert_eq!(shown(b"\xffab\xc3\xa9\xc3\xa9", 6), "\u{fffd}abé");
         assert_eq!(shown(b"ab\xf0\x9f\x98\x80", 5), "ab");
+    }
+
+    #[test]
+    fn shown_lines_are_cut_one_by_one() {
+        let bytes = format!("short\n{}\nend\n", "y".repeat(1000)).into_bytes();
+        let text = shown_lines(&bytes, 1 << 16);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0], "short");
+        assert!(lines[1].ends_with("… (1,000 bytes in all)"), "{}", lines[1]);
+        assert_eq!(lines[2], "end");
+        assert_eq!(shown_lines(b"a\nb\n", 100), "a\nb\n");
     }
 
     #[test]

@@ -1196,9 +1196,10 @@ fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
     }
 }
 
-/// Bytes to show: at most [`SHOWN_BYTES`], as text.
+/// Bytes to show: at most [`SHOWN_BYTES`], as text, each line longer than
+/// [`text::LINE_BYTES`] cut with its length said.
 fn shown(bytes: &[u8]) -> String {
-    text::shown(bytes, SHOWN_BYTES)
+    text::shown_lines(bytes, SHOWN_BYTES)
 }
 
 /// The end of a program's standard error: its last [`STDERR_LINES`] lines,
