@@ -274,6 +274,9 @@ fn the_grader_says_what_protects_the_runs() {
         "cgroup",
         "Landlock",
         "limits",
+        "a fair share of the CPU",
+        "small limits on what the machine shares: 256 open files a process",
+        "umask 022",
         "capabilities",
     ] {
         assert!(graded.stderr.contains(name), "{name} is not mentioned:\n{}", graded.stderr);
@@ -560,6 +563,7 @@ fn library_sandbox(script: &str) -> (ttt_referee::sandbox::Sandbox, ttt_referee:
             memory: 256 << 20,
             output: 1 << 20,
             processes: 16,
+            open_files: 256,
         },
         env: Vec::new(),
     };
