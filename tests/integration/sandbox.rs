@@ -679,3 +679,69 @@ os._exit(0)
         );
     }
 }
+
+/// Runs at once share the CPU as runs, not as processes: while a
+/// neighbour spins 60 processes (killed at its 8 s limit), a run of one
+/// busy process still gets a fair share of the two runs' CPU. Without the
+/// cgroup's `cpu` controller the kernel shares by process, and the one
+/// gets about 2/61 of the CPUs. Skipped (saying why) where the controller
+/// cannot be had.
+#[test]
+fn a_run_gets_its_share_of_the_cpu_beside_a_neighbour_of_sixty_processes() {
+    use ttt_referee::sandbox::Ending;
+    let (sandbox, mut spinner) =
+        library_sandbox("for i in $(seq 60); do (while :; do :; done) & done; sleep 1; echo spinning; wait");
+    spinner.limits.processes = 70;
+    spinner.limits.wall = std::time::Duration::from_secs(8);
+    // Busy for 2 s of wall-clock time: the CPU time it got, per second.
+    let measure = "import time\nw, c = time.monotonic(), time.process_time()\n\
+                   while time.monotonic() - w < 2: pass\n\
+                   print((time.process_time() - c) / (time.monotonic() - w))\n";
+    let mut one = spinner.clone();
+    one.argv = ["python3", "-c", measure].map(str::to_owned).to_vec();
+    one.limits.processes = 16;
+    std::thread::scope(|scope| {
+        let neighbour = scope.spawn(|| sandbox.run(&spinner).unwrap());
+        // The neighbour's 60 are spinning by now.
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        let run = sandbox.run(&one).unwrap();
+        let neighbour = neighbour.join().unwrap();
+        assert_eq!(neighbour.outcome.ending, Ending::TimedOut, "the neighbour ended before the measure");
+        if let Some(why) = &run.gaps.cpu {
+            eprintln!("skipped: no cpu controller: {why}");
+            return;
+        }
+        assert_eq!(run.outcome.ending, Ending::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+        let share: f64 = String::from_utf8_lossy(&run.stdout).trim().parse().unwrap();
+        eprintln!("one busy process beside 60 got {share:.2} of a CPU");
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let cpus = f64::from(u32::try_from(cpus).unwrap_or(u32::MAX));
+        // Its fair share is half the CPUs (at most the one it can use);
+        // shared by process, it would get 1/61 of them. The machine may be
+        // busy with other work (other tests, builds), which takes from both
+        // alike: four times the by-process share is asked for, or half the
+        // fair one if that is less.
+        let (fair, by_process) = ((cpus / 2.0).min(1.0), cpus / 61.0);
+        let floor = (4.0 * by_process).min(fair / 2.0);
+        assert!(
+            share > floor,
+            "one busy process beside 60 got {share:.2} of a CPU: under {floor:.2}; by process it would get \
+             {by_process:.2}, fairly {fair:.2}"
+        );
+    });
+}
+
+/// A job asking for more open files than the guard may give fails the run,
+/// saying so (the command line refuses it before; a library caller may not).
+#[test]
+fn a_job_asking_for_more_open_files_than_the_guard_may_give_fails_saying_why() {
+    let (sandbox, mut job) = library_sandbox("exit 0");
+    job.limits.open_files = 1 << 30;
+    let error = sandbox.run(&job).unwrap_err().to_string();
+    assert!(
+        error.starts_with(
+            "the guard failed: setrlimit RLIMIT_NOFILE to 1073741824 open files: Operation not permitted (the hard limit here is "
+        ),
+        "{error}"
+    );
+}
