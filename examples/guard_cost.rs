@@ -35,6 +35,7 @@ fn main() {
         memory: 512 << 20,
         output: 16 << 20,
         processes: 64,
+        open_files: 256,
     };
     let job = Job {
         argv: vec!["./prog".to_owned()],

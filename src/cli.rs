@@ -324,6 +324,12 @@ enum CliError {
         "--io does not apply with --profile: a console program reads its script on standard input and answers on standard output"
     )]
     IoWithProfile,
+    /// `grade --open-files` above the grader's own hard limit, which no
+    /// run can be given more than.
+    #[error(
+        "--open-files {asked} is more than this grader may give a run: its own hard limit on open files is {hard} (`ulimit -Hn`)"
+    )]
+    OpenFilesAboveHard { asked: u64, hard: u64 },
     /// The tests cannot be read or answered (each names its file).
     #[error(transparent)]
     Suite(SuiteError),

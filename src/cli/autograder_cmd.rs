@@ -361,6 +361,8 @@ mod tests {
                 "t",
                 "--time",
                 "5",
+                "--open-files",
+                "64",
                 "--header",
                 "skip",
                 "--partial",
@@ -377,7 +379,7 @@ mod tests {
         let sub = matches.subcommand_matches("autograder").unwrap().subcommand_matches("gradescope").unwrap();
         assert_eq!(
             shell_line(&passed_on(sub)),
-            "--run 'python3 '\\''a b.py'\\''' --time 5 --partial --header skip --hidden 's *' --hidden x"
+            "--run 'python3 '\\''a b.py'\\''' --time 5 --open-files 64 --partial --header skip --hidden 's *' --hidden x"
         );
     }
 }

@@ -194,6 +194,12 @@ pub(super) struct PlanArgs {
     #[arg(long, value_name = "N", default_value_t = grade::TEST_LIMITS.processes, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     processes: u64,
 
+    /// How many files each process of a run may hold open at once: open
+    /// files come out of a table the whole machine shares, which a run
+    /// left unlimited could fill. Builds get at least 1024.
+    #[arg(long, value_name = "N", default_value_t = grade::TEST_LIMITS.open_files, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    open_files: u64,
+
     /// The most a submission may hold, in MB (sparse files count at their
     /// full size); a larger one is refused, and the others are graded.
     #[arg(long, value_name = "MB", default_value_t = copy::Caps::SUBMISSION.bytes >> 20, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
@@ -363,7 +369,14 @@ impl PlanArgs {
             memory: self.memory << 20,
             output: self.output_limit << 20,
             processes: self.processes,
+            open_files: self.open_files,
         };
+        // A run cannot be given more than the grader itself may have.
+        if let Ok((_, hard)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+            && limits.open_files > hard
+        {
+            return Err(CliError::OpenFilesAboveHard { asked: limits.open_files, hard });
+        }
         Ok(Plan {
             tests,
             programs,

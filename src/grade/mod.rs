@@ -83,17 +83,20 @@ pub enum Programs {
 }
 
 /// The limits of each test run unless the plan says otherwise: 2 s of wall
-/// and CPU time, 512 MB, 16 MB written, 64 processes.
+/// and CPU time, 512 MB, 16 MB written, 64 processes, 256 open files each
+/// (a JVM with its jars needs well under that).
 pub const TEST_LIMITS: Limits = Limits {
     wall: Duration::from_secs(2),
     cpu: Duration::from_secs(2),
     memory: 512 << 20,
     output: 16 << 20,
     processes: 64,
+    open_files: 256,
 };
 
 /// The limits of a build, given a test's: two minutes, and at least 4 GB,
-/// 256 MB written and 64 processes (compilers need more than programs).
+/// 256 MB written, 64 processes and 1024 open files each (compilers and
+/// build tools need more than programs).
 #[must_use]
 pub fn build_limits(test: &Limits) -> Limits {
     Limits {
@@ -102,6 +105,7 @@ pub fn build_limits(test: &Limits) -> Limits {
         memory: test.memory.max(4 << 30),
         output: test.output.max(256 << 20),
         processes: test.processes.max(64),
+        open_files: test.open_files.max(1024),
     }
 }
 

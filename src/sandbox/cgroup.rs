@@ -11,10 +11,18 @@
 //!   Since a v2 cgroup with processes may not hand controllers to its
 //!   children, the grader first moves itself into a leaf
 //!   `<parent>/ttt-grader-<pid>`, then enables `+memory +pids` in the
-//!   parent's `cgroup.subtree_control`; runs are `<parent>/ttt-run-<pid>-<n>`.
-//!   The last user puts things back as they were.
+//!   parent's `cgroup.subtree_control`, and `+cpu` where the parent offers
+//!   it; runs are `<parent>/ttt-run-<pid>-<n>`. The last user puts things
+//!   back as they were.
 //! - **cgroup v1** (root in practice): `<mount>/ttt-run-<pid>-<n>` in the
-//!   `memory` and the `pids` hierarchies.
+//!   `memory` and the `pids` hierarchies, and the `cpu` one where it is
+//!   mounted.
+//!
+//! The CPU: every run's group has the same weight (v2 `cpu.weight` 100, v1
+//! `cpu.shares` 1024), so runs at once share the CPU as groups, not as
+//! processes: a run spinning 60 processes gets no more than a run of one.
+//! Where the `cpu` controller is not delegated, runs go on without it, and
+//! [`RunGroup::no_cpu`] says why (the protections list shows it missing).
 
 use std::fs::{self, DirBuilder};
 use std::io::{self, ErrorKind};
@@ -55,11 +63,13 @@ pub struct Cgroups {
 #[derive(Debug)]
 enum Hierarchy {
     /// One cgroup v2 group, with `memory` and `pids` enabled for its
-    /// children; the lease keeps the set-up as long as it is needed.
-    V2 { parent: PathBuf, lease: Lease },
-    /// The groups the `memory` and `pids` v1 hierarchies are mounted at
-    /// (the same directory when the two are mounted together).
-    V1 { memory: PathBuf, pids: PathBuf },
+    /// children, and `cpu` unless `no_cpu` says why not; the lease keeps
+    /// the set-up as long as it is needed.
+    V2 { parent: PathBuf, lease: Lease, no_cpu: Option<String> },
+    /// The groups the `memory`, `pids` and `cpu` v1 hierarchies are mounted
+    /// at (the same directory for those mounted together), or why there
+    /// is no `cpu` one to use.
+    V1 { memory: PathBuf, pids: PathBuf, cpu: Result<PathBuf, String> },
 }
 
 /// What this process did to a cgroup v2 parent, to be undone by the last user.
@@ -71,6 +81,8 @@ struct Setup {
     leaf: Option<PathBuf>,
     /// The controllers this process enabled in the parent's subtree.
     enabled: Vec<&'static str>,
+    /// Why the runs get no `cpu` controller, if they do not.
+    no_cpu: Option<String>,
     /// How many [`Lease`]s are alive.
     users: usize,
 }
@@ -115,11 +127,13 @@ impl Cgroups {
         let mountinfo = fs::read_to_string("/proc/self/mountinfo")
             .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
         let v2 = match open_v2(&mountinfo) {
-            Ok((parent, lease)) => return Ok(Cgroups { hierarchy: Hierarchy::V2 { parent, lease } }),
+            Ok((parent, lease, no_cpu)) => {
+                return Ok(Cgroups { hierarchy: Hierarchy::V2 { parent, lease, no_cpu } });
+            }
             Err(why) => why,
         };
         let v1 = match open_v1(&mountinfo) {
-            Ok((memory, pids)) => return Ok(Cgroups { hierarchy: Hierarchy::V1 { memory, pids } }),
+            Ok((memory, pids, cpu)) => return Ok(Cgroups { hierarchy: Hierarchy::V1 { memory, pids, cpu } }),
             Err(why) => why,
         };
         Err(format!(
@@ -156,23 +170,41 @@ impl Cgroups {
     /// Makes the group `name` with these limits.
     fn make(&self, name: &str, memory: u64, processes: u64) -> io::Result<RunGroup> {
         match &self.hierarchy {
-            Hierarchy::V2 { parent, lease } => {
+            Hierarchy::V2 { parent, lease, no_cpu } => {
                 let dir = parent.join(name);
                 make_dir(&dir)?;
-                let group = RunGroup { v2: true, dirs: vec![dir], _lease: Some(lease.clone()) };
+                let group = RunGroup {
+                    v2: true,
+                    dirs: vec![dir],
+                    pids: 0,
+                    cpu: no_cpu.clone().map_or(Ok(0), Err),
+                    _lease: Some(lease.clone()),
+                };
                 group.limit(memory, processes)?;
                 Ok(group)
             }
-            Hierarchy::V1 { memory: memory_root, pids: pids_root } => {
-                let mut group = RunGroup { v2: false, dirs: Vec::new(), _lease: None };
-                let dir = memory_root.join(name);
-                make_dir(&dir)?;
-                group.dirs.push(dir);
-                if pids_root != memory_root {
-                    let dir = pids_root.join(name);
+            Hierarchy::V1 { memory: memory_root, pids: pids_root, cpu: cpu_root } => {
+                let mut group = RunGroup { v2: false, dirs: Vec::new(), pids: 0, cpu: Ok(0), _lease: None };
+                // Each hierarchy's directory once, in the order memory,
+                // pids, cpu; a directory made is removed with the group
+                // should a later one fail.
+                let mut index = |root: &PathBuf| -> io::Result<usize> {
+                    let dir = root.join(name);
+                    if let Some(at) = group.dirs.iter().position(|d| *d == dir) {
+                        return Ok(at);
+                    }
                     make_dir(&dir)?;
                     group.dirs.push(dir);
-                }
+                    Ok(group.dirs.len() - 1)
+                };
+                index(memory_root)?;
+                let pids = index(pids_root)?;
+                let cpu = match cpu_root {
+                    Ok(root) => Ok(index(root)?),
+                    Err(why) => Err(why.clone()),
+                };
+                group.pids = pids;
+                group.cpu = cpu;
                 group.limit(memory, processes)?;
                 Ok(group)
             }
@@ -186,8 +218,13 @@ pub struct RunGroup {
     /// Whether this is a cgroup v2 group (else v1).
     v2: bool,
     /// The group's directories: v2 the one; v1 the memory one, then the
-    /// pids one when that hierarchy is mounted apart.
+    /// pids and the cpu ones when those hierarchies are mounted apart.
     dirs: Vec<PathBuf>,
+    /// Which of `dirs` holds the pids controller's files.
+    pids: usize,
+    /// Which of `dirs` holds the cpu controller's files, or why the group
+    /// has no cpu controller.
+    cpu: Result<usize, String>,
     /// Keeps the cgroup v2 set-up while the group is there.
     _lease: Option<Lease>,
 }
@@ -218,8 +255,20 @@ impl RunGroup {
                 }
             }
         }
-        let pids_dir = self.dirs.last().unwrap_or(memory_dir);
-        write(&pids_dir.join("pids.max"), &processes.to_string())
+        write(&self.dirs[self.pids].join("pids.max"), &processes.to_string())?;
+        // The same weight for every run, whatever the parent's default.
+        if let Ok(cpu) = self.cpu {
+            let (file, weight) = if self.v2 { ("cpu.weight", "100") } else { ("cpu.shares", "1024") };
+            write(&self.dirs[cpu].join(file), weight)?;
+        }
+        Ok(())
+    }
+
+    /// Why the run has no share of the CPU of its own (no `cpu` controller
+    /// for its group), or `None` when it has.
+    #[must_use]
+    pub fn no_cpu(&self) -> Option<String> {
+        self.cpu.as_ref().err().cloned()
     }
 
     /// Puts process `pid` (and so every process it starts later) in the group.
@@ -325,12 +374,13 @@ impl Drop for RunGroup {
 }
 
 /// Finds a cgroup v2 group this process can make run groups under, and sets
-/// it up (once per process): its path, and a lease on the set-up.
-fn open_v2(mountinfo: &str) -> Result<(PathBuf, Lease), String> {
+/// it up (once per process): its path, a lease on the set-up, and why its
+/// runs get no `cpu` controller, if they do not.
+fn open_v2(mountinfo: &str) -> Result<(PathBuf, Lease, Option<String>), String> {
     let mut guard = SETUP.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(setup) = guard.as_mut() {
         setup.users += 1;
-        return Ok((setup.parent.clone(), Lease));
+        return Ok((setup.parent.clone(), Lease, setup.no_cpu.clone()));
     }
     let Some(mount) = mounts(mountinfo).into_iter().find(|m| m.fstype == "cgroup2") else {
         return Err("no cgroup v2 is mounted".to_owned());
@@ -356,10 +406,11 @@ fn open_v2(mountinfo: &str) -> Result<(PathBuf, Lease), String> {
         match prepare(&parent) {
             Ok(setup) => {
                 let parent = setup.parent.clone();
+                let no_cpu = setup.no_cpu.clone();
                 *guard = Some(setup);
                 drop(guard);
                 sweep(&parent);
-                return Ok((parent, Lease));
+                return Ok((parent, Lease, no_cpu));
             }
             Err(why) => reasons.push(why),
         }
@@ -368,7 +419,8 @@ fn open_v2(mountinfo: &str) -> Result<(PathBuf, Lease), String> {
 }
 
 /// Makes `parent` able to hold run groups: moves this process into a leaf
-/// below it if it is in it, and enables `memory` and `pids` for its children.
+/// below it if it is in it, and enables `memory` and `pids` for its
+/// children, and `cpu` where it can (see [`enable_cpu`]).
 fn prepare(parent: &Path) -> Result<Setup, String> {
     let shown = parent.display();
     let controllers = fs::read_to_string(parent.join("cgroup.controllers"))
@@ -426,7 +478,34 @@ fn prepare(parent: &Path) -> Result<Setup, String> {
             return Err(e.to_string());
         }
     }
-    Ok(Setup { parent: parent.to_path_buf(), leaf, enabled: enable, users: 1 })
+    let mut enabled = enable;
+    let no_cpu = match enable_cpu(parent, &controllers, &subtree) {
+        Ok(true) => {
+            enabled.push("cpu");
+            None
+        }
+        Ok(false) => None,
+        Err(why) => Some(why),
+    };
+    Ok(Setup { parent: parent.to_path_buf(), leaf, enabled, no_cpu, users: 1 })
+}
+
+/// Enables the `cpu` controller for `parent`'s children (given the text of
+/// its `cgroup.controllers` and `cgroup.subtree_control`), so that runs
+/// share the CPU by their groups' equal weights: whether this call enabled
+/// it (`false`: it already was), or why it cannot be had. Apart from
+/// `memory` and `pids`, since a grading goes on without it: it may not be
+/// delegated (a systemd scope without `Delegate=cpu`), and the kernel
+/// refuses it while a realtime process is in a group below.
+fn enable_cpu(parent: &Path, controllers: &str, subtree: &str) -> Result<bool, String> {
+    let shown = parent.display();
+    if subtree.split_whitespace().any(|have| have == "cpu") {
+        return Ok(false);
+    }
+    if !controllers.split_whitespace().any(|have| have == "cpu") {
+        return Err(format!("{shown} offers no cpu controller (not delegated)"));
+    }
+    write(&parent.join("cgroup.subtree_control"), "+cpu").map(|()| true).map_err(|e| e.to_string())
 }
 
 /// Puts a cgroup v2 parent back as this process found it, as far as it can
@@ -451,8 +530,9 @@ fn undo(setup: &Setup) {
 }
 
 /// Finds the `memory` and `pids` cgroup v1 hierarchies and checks they can
-/// be written: their mount points.
-fn open_v1(mountinfo: &str) -> Result<(PathBuf, PathBuf), String> {
+/// be written: their mount points, and the `cpu` hierarchy's or why there
+/// is none to use.
+fn open_v1(mountinfo: &str) -> Result<(PathBuf, PathBuf, Result<PathBuf, String>), String> {
     let mounts = mounts(mountinfo);
     let find = |controller: &str| {
         mounts
@@ -466,11 +546,20 @@ fn open_v1(mountinfo: &str) -> Result<(PathBuf, PathBuf), String> {
         access(dir.as_path(), AccessFlags::W_OK)
             .map_err(|e| format!("{} cannot be written by this user: {}", dir.display(), e.desc()))?;
     }
-    sweep(&memory);
-    if pids != memory {
-        sweep(&pids);
+    let cpu =
+        find("cpu").ok_or_else(|| "no cgroup v1 hierarchy is mounted with cpu".to_owned()).and_then(|cpu| {
+            access(cpu.as_path(), AccessFlags::W_OK)
+                .map(|()| cpu.clone())
+                .map_err(|e| format!("{} cannot be written by this user: {}", cpu.display(), e.desc()))
+        });
+    let mut swept: Vec<&PathBuf> = Vec::new();
+    for root in [Some(&memory), Some(&pids), cpu.as_ref().ok()].into_iter().flatten() {
+        if !swept.contains(&root) {
+            sweep(root);
+            swept.push(root);
+        }
     }
-    Ok((memory, pids))
+    Ok((memory, pids, cpu))
 }
 
 /// Removes the empty groups that graders no longer running left in `dir`
@@ -712,6 +801,26 @@ mod tests {
         child.wait().unwrap();
     }
 
+    /// Where the cpu controller can be had, every run's group has the same
+    /// weight; where it cannot, the group still holds its run and says why.
+    #[test]
+    fn a_group_has_the_same_cpu_weight_as_every_other() {
+        let Some(cgroups) = cgroups() else { return };
+        let group = cgroups.create(16 << 20, 4).unwrap();
+        match (&group.cpu, group.v2) {
+            (Ok(cpu), true) => {
+                assert_eq!(fs::read_to_string(group.dirs[*cpu].join("cpu.weight")).unwrap().trim(), "100");
+            }
+            (Ok(cpu), false) => {
+                assert_eq!(fs::read_to_string(group.dirs[*cpu].join("cpu.shares")).unwrap().trim(), "1024");
+            }
+            (Err(why), _) => {
+                eprintln!("no cpu controller: {why}");
+                assert_eq!(group.no_cpu().as_ref(), Some(why));
+            }
+        }
+    }
+
     #[test]
     fn groups_have_names_of_their_own() {
         let Some(cgroups) = cgroups() else { return };
@@ -741,16 +850,46 @@ mod tests {
         let setup = prepare(parent).unwrap();
         let leaf = parent.join(format!("ttt-grader-{me}"));
         assert_eq!(setup.leaf.as_deref(), Some(leaf.as_path()));
-        assert_eq!(setup.enabled, ["memory", "pids"]);
+        // cpu is enabled on its own, after the others (a plain file keeps
+        // only the last write).
+        assert_eq!(setup.enabled, ["memory", "pids", "cpu"]);
+        assert_eq!(setup.no_cpu, None);
         assert_eq!(fs::read_to_string(leaf.join("cgroup.procs")).unwrap(), me.to_string());
-        assert_eq!(fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap(), "+memory +pids");
+        assert_eq!(fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap(), "+cpu");
 
         // A real cgroup's files go with its directory; these do not.
         fs::remove_file(leaf.join("cgroup.procs")).unwrap();
         undo(&setup);
-        assert_eq!(fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap(), "-memory -pids");
+        assert_eq!(fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap(), "-memory -pids -cpu");
         assert_eq!(fs::read_to_string(parent.join("cgroup.procs")).unwrap(), me.to_string());
         assert!(!leaf.exists());
+    }
+
+    /// A parent that does not offer `cpu` (not delegated) still holds runs,
+    /// and says why they get no share of their own; one that cannot enable
+    /// it says so too.
+    #[test]
+    fn a_v2_parent_without_cpu_holds_runs_and_says_why() {
+        let tree = tempfile::tempdir().unwrap();
+        let parent = tree.path();
+        fs::write(parent.join("cgroup.controllers"), "io memory pids\n").unwrap();
+        fs::write(parent.join("cgroup.subtree_control"), "\n").unwrap();
+        fs::write(parent.join("cgroup.procs"), "").unwrap();
+        let setup = prepare(parent).unwrap();
+        assert_eq!(setup.enabled, ["memory", "pids"]);
+        assert_eq!(
+            setup.no_cpu,
+            Some(format!("{} offers no cpu controller (not delegated)", parent.display()))
+        );
+
+        // Already enabled: nothing to do, and nothing to undo.
+        assert_eq!(enable_cpu(parent, "cpu memory pids", "cpu memory pids"), Ok(false));
+        let gone = parent.join("gone");
+        let why = enable_cpu(&gone, "cpu memory pids", "memory pids").unwrap_err();
+        assert_eq!(
+            why,
+            format!("{}/cgroup.subtree_control: No such file or directory (os error 2)", gone.display())
+        );
     }
 
     #[test]

@@ -324,6 +324,9 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let job = &config.job;
+    // The run's files, and the run directory this process makes, have the
+    // same modes whatever the grader's umask was (000 or 077, say).
+    rustix::process::umask(Mode::from_raw_mode(UMASK));
     // Nothing in the run may read this process's memory, files or
     // executable through /proc.
     nix::sys::prctl::set_dumpable(false).map_err(|e| format!("dumpable: {}", e.desc()))?;
@@ -621,8 +624,27 @@ fn contain(config: &Config) -> Result<(), String> {
     .map_err(|e| format!("securebits: {e}"))
 }
 
+/// The most bytes the run may lock in memory (`RLIMIT_MEMLOCK`): locked
+/// pages cannot be reclaimed or swapped, whoever else needs them. 64 KiB,
+/// the kernel's old default, which software copes with (a JVM and the
+/// compilers lock nothing; `io_uring` on kernels before 5.12 charged its
+/// rings here and then gets too little).
+pub(super) const MEMLOCK: u64 = 64 << 10;
+/// The most bytes the run's POSIX message queues may take
+/// (`RLIMIT_MSGQUEUE`, kernel memory counted per user): 128 KiB, room for
+/// one queue of the default size (10 messages of 8 KiB).
+pub(super) const MSGQUEUE: u64 = 128 << 10;
+/// The most signals queued to the run at once (`RLIMIT_SIGPENDING`, kernel
+/// memory counted per user): a few hundred, where the machine's default is
+/// in the tens of thousands.
+pub(super) const SIGPENDING: u64 = 256;
+/// The file mode creation mask of every run, whatever the grader's: what a
+/// run's files are must not depend on who started the grading, or how.
+pub(super) const UMASK: u32 = 0o022;
+
+/// Sets the run's limits on this process, for the program to inherit.
 fn set_limits(config: &Config) -> Result<(), String> {
-    use nix::sys::resource::{RLIM_INFINITY, Resource, setrlimit};
+    use nix::sys::resource::{RLIM_INFINITY, Resource, getrlimit, setrlimit};
     let limits = &config.job.limits;
     let cpu = limits.cpu.as_secs() + u64::from(limits.cpu.subsec_nanos() > 0);
     let set = |resource, value: u64, hard: u64| {
@@ -635,6 +657,17 @@ fn set_limits(config: &Config) -> Result<(), String> {
     set(Resource::RLIMIT_AS, memory, memory)?;
     set(Resource::RLIMIT_FSIZE, limits.output, limits.output)?;
     set(Resource::RLIMIT_CORE, 0, 0)?;
+    // What every process on the machine shares: the table of open files,
+    // locked memory, message queues and queued signals.
+    let files = limits.open_files;
+    setrlimit(Resource::RLIMIT_NOFILE, files, files).map_err(|e| {
+        let hard =
+            getrlimit(Resource::RLIMIT_NOFILE).map_or_else(|_| "unknown".to_owned(), |(_, h)| h.to_string());
+        format!("setrlimit RLIMIT_NOFILE to {files} open files: {} (the hard limit here is {hard})", e.desc())
+    })?;
+    set(Resource::RLIMIT_MEMLOCK, MEMLOCK, MEMLOCK)?;
+    set(Resource::RLIMIT_MSGQUEUE, MSGQUEUE, MSGQUEUE)?;
+    set(Resource::RLIMIT_SIGPENDING, SIGPENDING, SIGPENDING)?;
     // The PID namespace's processes count against the user's in it; this
     // process is one of them.
     set(Resource::RLIMIT_NPROC, limits.processes + 1, limits.processes + 1)

@@ -71,6 +71,13 @@ pub struct Limits {
     pub output: u64,
     /// How many processes the run may have at once.
     pub processes: u64,
+    /// The most file descriptors each process of the run may hold
+    /// (`RLIMIT_NOFILE`, soft and hard alike). Open files come out of a
+    /// table the whole machine shares: a run holding hundreds of thousands
+    /// would leave no unprivileged process on the machine able to open a
+    /// file. The limit is per process, so a run holds at most about
+    /// `processes` times this many (64 processes of 256: some 16,000).
+    pub open_files: u64,
 }
 
 /// What to bring back from a run besides its standard output and error.
@@ -169,6 +176,9 @@ pub struct Gaps {
     pub seccomp: Option<String>,
     /// The run's cgroup.
     pub cgroup: Option<String>,
+    /// The `cpu` controller on the run's cgroup: a share of the CPU equal
+    /// to every other run's, however many processes it has.
+    pub cpu: Option<String>,
 }
 
 /// One protection and whether it is in force.
@@ -327,7 +337,8 @@ pub struct Sandbox {
 /// what its guard wrote on standard error.
 fn settled(group: &Result<cgroup::RunGroup, String>, failure: String) -> Settled {
     let (out_of_memory, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
-    Settled { out_of_memory, peak, no_cgroup: group.as_ref().err().cloned(), failure }
+    let no_cpu = group.as_ref().map_or_else(|why| Some(why.clone()), cgroup::RunGroup::no_cpu);
+    Settled { out_of_memory, peak, no_cgroup: group.as_ref().err().cloned(), no_cpu, failure }
 }
 
 /// A run whose wait is over: how, its report, its wall-clock time, and
@@ -347,6 +358,8 @@ struct Settled {
     peak: Option<u64>,
     /// Why the run had no cgroup.
     no_cgroup: Option<String>,
+    /// Why the run's cgroup had no `cpu` controller (or there was no cgroup).
+    no_cpu: Option<String>,
     /// What the guard wrote on standard error (read only when the run
     /// did not report its end from a container).
     failure: String,
@@ -624,7 +637,7 @@ impl Sandbox {
         }
         let timed_out = waited == Waited::TimedOut;
 
-        let mut gaps = Gaps { cgroup: settled.no_cgroup, ..Gaps::default() };
+        let mut gaps = Gaps { cgroup: settled.no_cgroup, cpu: settled.no_cpu, ..Gaps::default() };
         // Process 1 or the launcher, in the run's cgroup, may be the
         // process the kernel kills when the run is out of memory: the run
         // then ended at its memory limit, not for a fault of the guard.
@@ -767,11 +780,28 @@ impl Sandbox {
                 missing: gaps.cgroup,
             },
             Protection {
+                name: "a fair share of the CPU: the same cgroup weight as every other run, whatever its processes"
+                    .to_owned(),
+                missing: gaps.cpu,
+            },
+            Protection {
                 name: "Landlock: writes only in its box, reads only system directories; no TCP".to_owned(),
                 missing: gaps.landlock,
             },
             Protection {
                 name: "limits on time, CPU, file size and processes; no core files; only fds 0, 1, 2".to_owned(),
+                missing: None,
+            },
+            Protection {
+                name: format!(
+                    "small limits on what the machine shares: {} open files a process, {} KiB locked, \
+                     {} KiB of message queues, {} signals queued; umask {:03o}",
+                    limits.open_files,
+                    guard::MEMLOCK >> 10,
+                    guard::MSGQUEUE >> 10,
+                    guard::SIGPENDING,
+                    guard::UMASK
+                ),
                 missing: None,
             },
             // In the container, an empty bounding set and "no root" locked;
@@ -1149,6 +1179,7 @@ mod tests {
                 memory: 32 << 20,
                 output: 1 << 20,
                 processes: 8,
+                open_files: 64,
             },
             env: Vec::new(),
         };
@@ -1158,8 +1189,13 @@ mod tests {
             serde_json::to_string(&Line::Namespaces(None)).unwrap(),
             serde_json::to_string(&Line::Closed(Closed::Failed(why.to_owned()))).unwrap()
         );
-        let settled =
-            Settled { out_of_memory, peak: Some(32 << 20), no_cgroup: None, failure: String::new() };
+        let settled = Settled {
+            out_of_memory,
+            peak: Some(32 << 20),
+            no_cgroup: None,
+            no_cpu: None,
+            failure: String::new(),
+        };
         let over =
             Over { waited: Waited::Closed, report: report.into_bytes(), wall: Duration::ZERO, settled };
         Sandbox::finish(&job, area.path(), over)

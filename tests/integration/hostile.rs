@@ -96,10 +96,27 @@ impl Area {
     /// Grades `subs` with exactly `args` (besides the tests, the report and
     /// `--time 10` unless `args` sets it).
     fn grade_as(&self, subs: &[&Path], args: &[&str]) -> Graded {
+        self.grade_after("", subs, args)
+    }
+
+    /// As [`Area::grade_as`], the grader started by `sh` once it has run
+    /// `shell` (`umask 077`, say; nothing if empty).
+    fn grade_after(&self, shell: &str, subs: &[&Path], args: &[&str]) -> Graded {
         let report = self.report();
         let _ = fs::remove_dir_all(&report);
         let time: &[&str] = if args.contains(&"--time") { &[] } else { &["--time", "10"] };
-        let output = referee()
+        let mut command = if shell.is_empty() {
+            referee()
+        } else {
+            let mut sh = assert_cmd::Command::new("sh");
+            sh.current_dir(crate::util::root()).write_stdin(Vec::new());
+            sh.arg("-c")
+                .arg(format!("{shell} && exec \"$@\""))
+                .arg("sh")
+                .arg(env!("CARGO_BIN_EXE_ttt-referee"));
+            sh
+        };
+        let output = command
             .arg("grade")
             .args(time)
             .arg("--tests")
@@ -1085,4 +1102,116 @@ fn an_interrupted_grading_reports_what_finished_and_leaves_nothing() {
     let left: Vec<_> = fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     assert!(within(Duration::from_secs(2), || !alive(tag)), "the sleeper outlived the grading");
+}
+
+/// Class 13, the machine's table of open files: with `--open-files 64`, a
+/// program opening descriptors (`dup` of its standard input) until it
+/// cannot holds at most 64 at once, and is refused with EMFILE (not by the
+/// machine's table filling up, ENFILE); another student in the same
+/// grading is graded as ever. Bounded unconfined: at most 100,000.
+#[test]
+fn open_files_are_capped_per_process() {
+    let area = Area::new(1);
+    let hoarder = area.hostile(
+        "hoarder",
+        r#"static int attack(void) {
+  long held = 3; /* its standard streams */
+  int why = 0;
+  for (long i = 0; i < 100000; i++) {
+    if (dup(0) < 0) { why = errno; break; }
+    held++;
+  }
+  fprintf(stderr, "held %ld descriptors at once (%s)\n", held, why ? strerror(why) : "never refused");
+  if (held > LIMIT) BREACH("%ld descriptors held at once, over %d", held, LIMIT);
+  return why == EMFILE ? 0 : 43;
+}
+"#,
+    );
+    let ordinary = area.ordinary("ordinary");
+    let graded = area.grade(&[&hoarder, &ordinary], " -DLIMIT=64", &["--open-files", "64"]);
+    graded.all(0, "no-output");
+    graded.all(1, "no-output");
+    assert!(graded.stderr.contains("64 open files a process"), "{}", graded.stderr);
+}
+
+/// Class 13, the rest of what the machine shares: each process of a run
+/// may lock at most 64 KiB, queue at most 128 KiB of POSIX messages and
+/// 256 signals, and dump no core; soft and hard limits alike, so the
+/// program cannot raise them.
+#[test]
+fn the_shared_limits_are_small() {
+    let area = Area::new(1);
+    let sub = area.hostile(
+        "limits",
+        r#"#include <sys/resource.h>
+static void most(const char *name, int resource, unsigned long long limit) {
+  struct rlimit r;
+  if (getrlimit(resource, &r) != 0) { perror(name); breaches++; return; }
+  fprintf(stderr, "%s: soft %llu hard %llu\n", name, (unsigned long long)r.rlim_cur, (unsigned long long)r.rlim_max);
+  if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur > limit || r.rlim_max == RLIM_INFINITY || r.rlim_max > limit)
+    BREACH("%s is over %llu", name, limit);
+}
+static int attack(void) {
+  most("RLIMIT_MEMLOCK", RLIMIT_MEMLOCK, 64 << 10);
+  most("RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE, 128 << 10);
+  most("RLIMIT_SIGPENDING", RLIMIT_SIGPENDING, 256);
+  most("RLIMIT_CORE", RLIMIT_CORE, 0);
+  most("RLIMIT_NOFILE", RLIMIT_NOFILE, 256);
+  return 0;
+}
+"#,
+    );
+    let graded = area.grade(&[&sub], "", &[]);
+    graded.all(0, "no-output");
+}
+
+/// Class 13, the umask: a run's files are made with umask 022 whatever the
+/// grader's (000 or 077 here): the program's own umask, and the mode of a
+/// file it creates with 0666.
+#[test]
+fn the_runs_umask_is_022_whatever_the_graders() {
+    let area = Area::new(1);
+    let sub = area.hostile(
+        "umask",
+        r#"static int attack(void) {
+  mode_t mask = umask(0);
+  umask(mask);
+  if (mask != 022) BREACH("umask %03o", (unsigned)mask);
+  int fd = open("made", O_WRONLY | O_CREAT | O_EXCL, 0666);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) { perror("made"); return 43; }
+  if ((st.st_mode & 0777) != 0644) BREACH("a file made with 0666 has mode %03o", (unsigned)(st.st_mode & 0777));
+  return 0;
+}
+"#,
+    );
+    let build = area.build("");
+    for umask in ["000", "077"] {
+        let graded = area.grade_after(&format!("umask {umask}"), &[&sub], &["--build", &build]);
+        assert_eq!(
+            graded.verdicts(0),
+            ["no-output"],
+            "with the grader's umask {umask}:\n{}",
+            graded.shown(0)
+        );
+    }
+}
+
+/// `--open-files` cannot give a run more than the grader itself may have
+/// (its hard limit), nor fewer than 16; each is refused before grading,
+/// saying why.
+#[test]
+fn open_files_beyond_what_the_grader_has_are_refused() {
+    let area = Area::new(1);
+    let sub = area.ordinary("ordinary");
+    let graded = area.grade_after("ulimit -n 4096", &[&sub], &["--open-files", "5000"]);
+    assert_eq!(graded.status, Some(2), "{}", graded.stderr);
+    assert_eq!(
+        graded.stderr.trim(),
+        "ttt-referee: --open-files 5000 is more than this grader may give a run: its own hard limit on open \
+         files is 4096 (`ulimit -Hn`)"
+    );
+    let graded = area.grade_as(&[&sub], &["--open-files", "8"]);
+    assert_eq!(graded.status, Some(2), "{}", graded.stderr);
+    assert!(graded.stderr.contains("8 is not in 16..=1048576"), "{}", graded.stderr);
 }

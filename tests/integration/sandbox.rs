@@ -277,6 +277,9 @@ fn the_grader_says_what_protects_the_runs() {
         "cgroup",
         "Landlock",
         "limits",
+        "a fair share of the CPU",
+        "small limits on what the machine shares: 256 open files a process",
+        "umask 022",
         "capabilities",
     ] {
         assert!(graded.stderr.contains(name), "{name} is not mentioned:\n{}", graded.stderr);
@@ -563,6 +566,7 @@ fn library_sandbox(script: &str) -> (ttt_referee::sandbox::Sandbox, ttt_referee:
             memory: 256 << 20,
             output: 1 << 20,
             processes: 16,
+            open_files: 256,
         },
         env: Vec::new(),
     };
@@ -677,4 +681,45 @@ os._exit(0)
             "round {round}: no inotify instance for a later run: the ones left in flight were never collected"
         );
     }
+}
+
+/// Runs at once share the CPU as runs, not as processes: each run's own
+/// cgroup is in the `cpu` controller's hierarchy with the same weight as
+/// every other run's, so a neighbour spinning 60 processes gets one run's
+/// share, not 60 processes' (checked by where the run finds itself, not by
+/// timing it). Skipped, saying why, where the controller cannot be had.
+#[test]
+fn a_run_has_a_cpu_cgroup_of_its_own_beside_its_neighbours() {
+    let (sandbox, job) = library_sandbox("cat /proc/self/cgroup");
+    let run = sandbox.run(&job).unwrap();
+    if let Some(why) = &run.gaps.cpu {
+        eprintln!("skipped: no cpu controller: {why}");
+        return;
+    }
+    let groups = String::from_utf8_lossy(&run.stdout).into_owned();
+    let controller = |l: &&str| l.split(':').nth(1).is_some_and(|c| c.split(',').any(|c| c == "cpu"));
+    if let Some(line) = groups.lines().find(controller) {
+        // v1: the `cpu` hierarchy's group is the run's own.
+        assert!(line.contains(":/ttt-run-"), "{groups}");
+    } else {
+        // v2: one unified group, the run's own (the root of its own cgroup
+        // namespace, or a `ttt-run-…` group).
+        let line = groups.lines().find(|l| l.starts_with("0::")).unwrap_or_else(|| panic!("{groups}"));
+        assert!(line == "0::/" || line.contains("ttt-run-"), "{groups}");
+    }
+}
+
+/// A job asking for more open files than the guard may give fails the run,
+/// saying so (the command line refuses it before; a library caller may not).
+#[test]
+fn a_job_asking_for_more_open_files_than_the_guard_may_give_fails_saying_why() {
+    let (sandbox, mut job) = library_sandbox("exit 0");
+    job.limits.open_files = 1 << 30;
+    let error = sandbox.run(&job).unwrap_err().to_string();
+    assert!(
+        error.starts_with(
+            "the guard failed: setrlimit RLIMIT_NOFILE to 1073741824 open files: Operation not permitted (the hard limit here is "
+        ),
+        "{error}"
+    );
 }
