@@ -393,11 +393,13 @@ fn score(graded: &Graded, name: &str) -> f64 {
 
 /// A student whose `checkForWinner` clears the board, with a `StringBuilder`
 /// (and `Integer`, `Math`, `Thread`) of the unnamed package at its top and
-/// at its source root, or beside its classes of the unnamed package: the
-/// `StringBuilder`'s `toString` turns the board read back after a call into
-/// the one read before it. Compiled with the harness, it gave 100.
+/// at its source root, or beside its classes of the unnamed package, and of
+/// package `ttt.harness` with a `ttt.harness.Harness` of its own (answering
+/// nothing) compiled with its classes: the `StringBuilder`'s `toString`
+/// turns the board read back after a call into the one read before it.
+/// Compiled with the harness, it gave 100.
 #[test]
-fn a_students_classes_of_the_unnamed_package_do_not_stand_in_for_the_harnesss() {
+fn a_students_classes_do_not_stand_in_for_the_harnesss() {
     let (graded, _dir) = hostile_with(
         "igameboard",
         &["reset-on-win", "shadow-java-lang", "shadow-java-lang-flat"],
@@ -414,10 +416,11 @@ fn a_students_classes_of_the_unnamed_package_do_not_stand_in_for_the_harnesss() 
     assert!((score(&graded, "ada-correct") - 100.0).abs() < 1e-9, "{}", "ada-correct");
 }
 
-/// The same student with the lying `StringBuilder` as class files only: at
-/// its top (on javac's default class path), in `.ttt-classes/` (where the
-/// harness's classes went) and at its source root, and a
-/// `ttt/harness/Harness.class` of its own that answers nothing.
+/// The same student with the lying `StringBuilder` as class files only, of
+/// the unnamed package and of package `ttt.harness`: at its top (javac's
+/// default class path), in `.ttt-classes/` (where the harness's classes
+/// went) and at its source root; and a `ttt/harness/Harness.class` of its
+/// own at its top and in `.ttt-classes/`, which answers nothing.
 #[test]
 fn a_submissions_class_files_are_never_the_harnesss() {
     let (graded, _dir) =
