@@ -766,6 +766,31 @@ mod tests {
     }
 
     #[test]
+    fn the_harness_is_compiled_alone_and_comes_first_on_the_class_path() {
+        let dir = tempfile::tempdir().unwrap();
+        for class in ["BoardPosition", "GameBoard", "StringBuilder"] {
+            std::fs::write(dir.path().join(format!("{class}.java")), format!("public class {class} {{}}\n"))
+                .unwrap();
+        }
+        let times =
+            Times { call: std::time::Duration::from_secs(1), budget: std::time::Duration::from_secs(9) };
+        let harness = harness(dir.path(), 1 << 30, times).unwrap();
+        assert_eq!(harness.files, vec![(HARNESS_FILE.to_owned(), super::super::JAVA_HARNESS)]);
+        assert!(super::super::JAVA_HARNESS.contains("\npackage ttt.harness;\n"));
+        let build = harness.build.unwrap();
+        let steps: Vec<&str> = build.split("&&").map(str::trim).collect();
+        // The harness's own javac comes before the student's, and names nothing of theirs.
+        let own = steps.iter().position(|s| s.contains("Harness.java")).unwrap();
+        let theirs = steps.iter().position(|s| s.contains("GameBoard.java")).unwrap();
+        assert!(own < theirs, "{build}");
+        assert!(!steps[own].contains("submission") && !steps[own].contains("GameBoard"), "{build}");
+        assert!(steps[own].contains(" -cp ttt/classes -sourcepath ttt/src "), "{build}");
+        assert!(steps[theirs].contains(" -cp ../ttt/student -d ../ttt/student "), "{build}");
+        assert!(!steps[theirs].contains("Harness"), "{build}");
+        assert!(harness.run.contains(" -cp ttt/classes:ttt/student ttt.harness.Harness "), "{}", harness.run);
+    }
+
+    #[test]
     fn to_string_is_the_table_rendering() {
         let call = JCall {
             function: method("toString"),

@@ -705,6 +705,17 @@ fn random(function: usize, rng: &mut ChaCha8Rng) -> XCall {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_harness_runs_isolated_from_beside_the_submission() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("asn3.py"), "x = 1\n").unwrap();
+        let times =
+            Times { call: std::time::Duration::from_secs(1), budget: std::time::Duration::from_secs(9) };
+        let harness = harness(dir.path(), times).unwrap();
+        assert_eq!(harness.files, vec![("harness.py".to_owned(), super::super::PYTHON_HARNESS)]);
+        assert_eq!(harness.run, "python3 -I -B ttt/harness.py 1000 9000 submission/asn3.py");
+    }
+
     fn call(name: &str, args: Args) -> XCall {
         XCall { function: FUNCTIONS.iter().position(|f| *f == name).unwrap(), args }
     }
