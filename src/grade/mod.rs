@@ -654,7 +654,7 @@ impl Grader {
         let submission = tree.join(api::SUBMISSION_DIR);
         let ours = tree.join(api::GRADER_DIR);
         if let Err(e) = fs::create_dir(&tree).and_then(|()| fs::rename(source, &submission)) {
-            let why = format!("the grader could not set up the harness: {}: {e}", tree.display());
+            let why = format!("the grader could not set up the harness: moving the copy: {e}");
             return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
         }
         let harness = match api.api.harness(&submission, plan.limits.memory, times) {
@@ -668,7 +668,7 @@ impl Grader {
             let placed =
                 path.parent().map_or(Ok(()), fs::create_dir_all).and_then(|()| fs::write(&path, text));
             if let Err(e) = placed {
-                let why = format!("the grader could not set up the harness: {}: {e}", path.display());
+                let why = format!("the grader could not set up the harness: {}/{file}: {e}", api::GRADER_DIR);
                 return Ok(Some(self.not_run(name, harness.language, why.clone(), &why, progress)));
             }
         }
