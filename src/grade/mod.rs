@@ -765,7 +765,9 @@ impl Grader {
     }
 
     /// Grades the functions of the submission copied to `source` (in
-    /// `area`) one by one, through the assignment's harness.
+    /// `area`) one by one, through the assignment's harness. The copy is
+    /// moved to `area/api/submission`, beside the grader's `area/api/ttt`
+    /// where the harness goes.
     fn grade_api(
         &self,
         name: &str,
@@ -779,28 +781,36 @@ impl Grader {
         let call_limit = plan.limits.wall;
         let limits = harness_limits(&plan.limits);
         let times = api::Times { call: call_limit, budget: limits.wall / 2 };
-        let harness = match api.api.harness(source, plan.limits.memory, times) {
+        // The build and the runs start in `tree`, which holds the submission's
+        // copy and, beside it, the grader's own directory with the harness:
+        // no name in the submission is where a file of the harness's goes.
+        let tree = area.join("api");
+        let submission = tree.join(api::SUBMISSION_DIR);
+        let ours = tree.join(api::GRADER_DIR);
+        self.check(Step::PlaceHarness, &name)
+            .and_then(|()| fs::create_dir(&tree))
+            .and_then(|()| fs::rename(source, &submission))
+            .map_err(|e| Failed::step(Step::PlaceHarness, &submission, area, &e))?;
+        let harness = match api.api.harness(&submission, plan.limits.memory, times) {
             Ok(harness) => harness,
             Err(why) => {
                 return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
             }
         };
         for (file, text) in &harness.files {
-            let path = source.join(file);
+            let path = ours.join(file);
             let place = || {
                 self.check(Step::PlaceHarness, &name)?;
                 if let Some(parent) = path.parent() {
                     fs::create_dir_all(parent)?;
                 }
-                // Whatever the submission had there (a file, a link) is replaced.
-                remove_entry(&path)?;
                 fs::write(&path, text)
             };
             place().map_err(|e| Failed::step(Step::PlaceHarness, &path, area, &e))?;
         }
         self.hand_over(&name, area, area)?;
         let language = harness.language.clone();
-        let mut start = source.to_path_buf();
+        let mut start = tree;
         let mut build_log = None;
         if let Some(command) = &harness.build {
             match self.build(area, start.clone(), command) {

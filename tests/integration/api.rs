@@ -317,8 +317,11 @@ fn hostile_python_students_get_the_grades_they_earn_and_nothing_more() {
         // Replacing the harness's checks changes nothing: they were bound first.
         ("patch-checks", map(&[("setup_game", "wrong"), ("apply_move", "wrong")])),
         ("probe-sandbox", every("crashed")),
+        // Its json.py and copy.py are not the harness's modules.
+        ("shadow-modules", map(&[("apply_move", "wrong")])),
         // Slow but within the limit per call: more runs, no penalty.
         ("slow-render", map(&[])),
+        ("squat-names", map(&[])),
     ];
     for (name, verdicts) in expected {
         assert_eq!(failures(&graded, name), verdicts, "{name}");
@@ -353,11 +356,110 @@ fn hostile_java_students_get_the_grades_they_earn_and_nothing_more() {
         ("reset-on-win", map(&[("GameBoard.checkForWinner", "wrong")])),
         // The protocol's stream cannot be swapped from the student's code.
         ("reset-on-win-filter", map(&[("GameBoard.checkForWinner", "wrong")])),
+        // Classes and class files of the student's never stand in for the harness's.
+        ("shadow-class-files", map(&[("GameBoard.checkForWinner", "wrong")])),
+        ("shadow-java-lang", map(&[("GameBoard.checkForWinner", "wrong")])),
+        ("shadow-java-lang-flat", map(&[("GameBoard.checkForWinner", "wrong")])),
         ("slow-tostring", map(&[])),
+        // Files named like the grader's are only the student's files.
+        ("squat-names", map(&[])),
     ];
     for (name, verdicts) in expected {
         assert_eq!(failures(&graded, name), verdicts, "{name}");
     }
+}
+
+/// `names` of `fixtures/api/hostile/<api>`, then `honest` of
+/// `fixtures/api/<api>`, graded together.
+fn hostile_with(api: &str, names: &[&str], honest: &[&str]) -> (Graded, tempfile::TempDir) {
+    let root = fs::canonicalize(fixture("api")).unwrap();
+    let students: Vec<PathBuf> = names
+        .iter()
+        .map(|n| root.join("hostile").join(api).join(n))
+        .chain(honest.iter().map(|n| root.join(api).join(n)))
+        .collect();
+    grade(api, &students, &["--cases", "20", "--time", "1"])
+}
+
+fn score(graded: &Graded, name: &str) -> f64 {
+    graded.results["submissions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no results: {}\n{}", graded.stdout, graded.stderr))
+        .iter()
+        .find(|s| s["submission"] == name)
+        .and_then(|s| s["score"].as_f64())
+        .unwrap_or_else(|| panic!("{name} was not graded"))
+}
+
+/// A student whose `checkForWinner` clears the board, with a `StringBuilder`
+/// (and `Integer`, `Math`, `Thread`) of the unnamed package at its top and
+/// at its source root, or beside its classes of the unnamed package, and of
+/// package `ttt.harness` with a `ttt.harness.Harness` of its own (answering
+/// nothing) compiled with its classes: the `StringBuilder`'s `toString`
+/// turns the board read back after a call into the one read before it.
+/// Compiled with the harness, it gave 100.
+#[test]
+fn a_students_classes_do_not_stand_in_for_the_harnesss() {
+    let (graded, _dir) = hostile_with(
+        "igameboard",
+        &["reset-on-win", "shadow-java-lang", "shadow-java-lang-flat"],
+        &["ada-correct"],
+    );
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    let honest = failures(&graded, "reset-on-win");
+    assert_eq!(honest, map(&[("GameBoard.checkForWinner", "wrong")]));
+    for name in ["shadow-java-lang", "shadow-java-lang-flat"] {
+        assert_eq!(failures(&graded, name), honest, "{name}");
+        assert!((score(&graded, name) - score(&graded, "reset-on-win")).abs() < 1e-9, "{name}");
+    }
+    assert!((score(&graded, "reset-on-win") - 2500.0 / 26.0).abs() < 1e-9);
+    assert!((score(&graded, "ada-correct") - 100.0).abs() < 1e-9, "{}", "ada-correct");
+}
+
+/// The same student with the lying `StringBuilder` as class files only, of
+/// the unnamed package and of package `ttt.harness`: at its top (javac's
+/// default class path), in `.ttt-classes/` (where the harness's classes
+/// went) and at its source root; and a `ttt/harness/Harness.class` of its
+/// own at its top and in `.ttt-classes/`, which answers nothing.
+#[test]
+fn a_submissions_class_files_are_never_the_harnesss() {
+    let (graded, _dir) =
+        hostile_with("igameboard", &["reset-on-win", "shadow-class-files"], &["ada-correct"]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    assert_eq!(failures(&graded, "shadow-class-files"), failures(&graded, "reset-on-win"));
+    assert!((score(&graded, "shadow-class-files") - 2500.0 / 26.0).abs() < 1e-9);
+    assert!((score(&graded, "ada-correct") - 100.0).abs() < 1e-9, "{}", "ada-correct");
+}
+
+/// Plain files named where the grader's own files went (`.ttt-harness`
+/// stopped the whole grading: `File exists`, exit status 2) or go now
+/// (`ttt`, `submission`), and a directory `.ttt_harness.py`: graded like
+/// any other file.
+#[test]
+fn a_submission_may_hold_any_name_the_grader_uses() {
+    let (graded, _dir) = hostile_with("igameboard", &["squat-names"], &["ada-correct"]);
+    assert_eq!(graded.status, Some(0), "{}", graded.stderr);
+    assert!((score(&graded, "squat-names") - 100.0).abs() < 1e-9, "{}", "squat-names");
+    assert!((score(&graded, "ada-correct") - 100.0).abs() < 1e-9, "{}", "ada-correct");
+    let (graded, _dir) = hostile_with("xtreme", &["squat-names"], &["ada-correct"]);
+    assert_eq!(graded.status, Some(0), "{}", graded.stderr);
+    assert!((score(&graded, "squat-names") - 100.0).abs() < 1e-9, "{}", "squat-names");
+}
+
+/// `ben-shallow`'s bug (`apply_move` changes its argument's rows) with a
+/// `copy.py` whose `deepcopy` returns its argument and a `json.py` whose
+/// `dumps` leaves out what a call changed, beside `asn3.py`: were they the
+/// harness's modules, the bug would not show.
+#[test]
+fn a_students_python_modules_do_not_stand_in_for_the_harnesss() {
+    let (graded, _dir) = hostile_with("xtreme", &["shadow-modules"], &["ada-correct", "ben-shallow"]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    assert_eq!(failures(&graded, "ben-shallow"), map(&[("apply_move", "wrong")]));
+    assert_eq!(failures(&graded, "shadow-modules"), failures(&graded, "ben-shallow"));
+    assert!((score(&graded, "shadow-modules") - score(&graded, "ben-shallow")).abs() < 1e-9);
+    let detail = test(&graded, "shadow-modules", "apply_move")["detail"].as_str().unwrap();
+    assert!(detail.contains("changed its board"), "{detail}");
+    assert!((score(&graded, "ada-correct") - 100.0).abs() < 1e-9, "{}", "ada-correct");
 }
 
 #[test]

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use ttt_referee::check::{CheckOptions, Header};
 use ttt_referee::grade::{
-    self, Expected, Faults, Grader, Io, Plan, Programs, Step, SubmissionResult, Verdict, suite,
+    self, Api, ApiPlan, CaseOptions, Expected, Faults, Grader, Io, Plan, Programs, Step, SubmissionResult,
+    Verdict, suite,
 };
 use ttt_referee::referee;
 use ttt_referee::sandbox::{Sandbox, copy};
@@ -95,6 +96,25 @@ fn each_step_that_fails_fails_only_its_submission() {
             assert_eq!((test.verdict, test.detail.as_str()), (Verdict::BuildFailed, says), "{step:?}");
         }
     }
+}
+
+/// With `--api xtreme`, the harness's placement fails one submission alone.
+#[test]
+fn a_harness_that_cannot_be_placed_fails_only_its_submission() {
+    let mut plan = plan();
+    plan.tests.clear();
+    plan.api = Some(ApiPlan { api: Api::Xtreme, cases: CaseOptions { per_function: 5, seed: 0 } });
+    let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
+    let mut grader = Grader::with_sandbox(plan, sandbox).unwrap();
+    grader.inject_faults(fault_at(Step::PlaceHarness, "ben-shallow"));
+    let students: Vec<PathBuf> =
+        ["ada-correct", "ben-shallow"].iter().map(|s| fixture("api/xtreme").join(s)).collect();
+    let done = grader.grade(&students, &|| {}).unwrap();
+    let [ada, ben] = done.results.as_slice() else { panic!("{:#?}", done.results) };
+    assert!(ada.tests.iter().all(|t| t.verdict == Verdict::Pass), "{ada:#?}");
+    let says = "the grader failed placing the harness's files (api/submission): injected at PlaceHarness";
+    assert_eq!(ben.build_log.as_deref(), Some(says));
+    assert!(ben.tests.iter().all(|t| t.verdict == Verdict::BuildFailed && t.detail == says), "{ben:#?}");
 }
 
 #[test]

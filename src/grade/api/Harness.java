@@ -2,7 +2,8 @@
  * ttt-referee's harness for `grade --api igameboard`: calls the methods of a
  * student's IGameBoard classes (seeds/004, CPSC 2150 Extended Tic Tac Toe).
  *
- * Usage: java <jvm flags> -cp classes Harness LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls
+ * Usage: java <jvm flags> -cp HARNESS_CLASSES:STUDENT_CLASSES ttt.harness.Harness
+ *            LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls
  *
  * The three class names are fully qualified (`cpsc2150.extendedTicTacToe.GameBoard`),
  * or `-` for a class the submission lacks. Standard input holds every call, one
@@ -35,8 +36,21 @@
  * up to 8 per core, and a JVM has a dozen threads. And -Xlog:disable
  * -Xlog:all=warning:stderr keeps the JVM's own warnings off the protocol.
  *
- * Reflection only, java.base only, Java 11 or later: `javac -d classes Harness.java`.
+ * Reflection only, java.base only, Java 11 or later. It is in a package of its
+ * own and compiled alone, never with the student's files or classes on its
+ * source or class path: in the unnamed package, or compiled beside a
+ * submission, a student's `StringBuilder`, `Integer` or `Thread` of the
+ * unnamed package would be compiled in as the one this file means.
+ *
+ *   javac -proc:none -implicit:none -cp HARNESS_CLASSES -sourcepath SRC -d HARNESS_CLASSES SRC/ttt/harness/Harness.java
+ *
+ * Its classes come first on the run's class path (java.* classes are the JDK's
+ * alone), and every class of its own is loaded before any student code runs,
+ * so a class file the student's code writes at run time cannot be loaded as one
+ * of the harness's either.
  */
+
+package ttt.harness;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -83,8 +97,13 @@ public final class Harness {
         PrintStream stderr = new PrintStream(new FileOutputStream(FileDescriptor.err), true, "UTF-8");
         long began = System.nanoTime();
         if (argv.length != 5) {
-            stderr.println("usage: java Harness LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls");
+            stderr.println("usage: java ttt.harness.Harness LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls");
             Runtime.getRuntime().halt(2);
+        }
+        // Every class of the harness's own is loaded now, from its own
+        // directory, before any student code runs and could write one there.
+        for (Class<?> own : Harness.class.getDeclaredClasses()) {
+            Class.forName(own.getName(), true, Harness.class.getClassLoader());
         }
         long limit = milliseconds(argv[0], stderr);
         long budget = milliseconds(argv[1], stderr);

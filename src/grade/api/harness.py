@@ -1,6 +1,6 @@
 """ttt-referee's harness for `grade --api xtreme`: calls a student's functions.
 
-Usage: python3 -I -B harness.py LIMIT_MS BUDGET_MS STUDENT.py < calls
+Usage: python3 -I -B ttt/harness.py LIMIT_MS BUDGET_MS submission/STUDENT.py < calls
 
 It reads every call (one JSON object per line) before any student code runs,
 imports the student's file without running its `if __name__ == "__main__":`
@@ -15,6 +15,13 @@ The student's code runs in this process: a student who sets out to forge
 answers can. What the harness checks is bound here before the student's file
 is imported, so replacing this module's names changes nothing, and the grader
 notices a call answered twice.
+
+No module of the student's can stand in for one this harness uses: Python runs
+isolated (`-I`: neither this file's directory, the working directory nor the
+PYTHON* variables are on sys.path), this file is in a directory of the
+grader's, not in the submission, and the student's file is loaded by its path,
+after every import here; its directory is never put on sys.path. A `json.py`
+or `copy.py` beside it is only ever imported by the student's own code.
 """
 
 import copy

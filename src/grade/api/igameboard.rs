@@ -18,7 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-use super::{Call, CaseOptions, Harness, Outcome, Times, common, cut, quoted};
+use super::{Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut, quoted};
 use crate::board::{Board, Direction, Geometry, Square, Storage};
 use crate::grade::language;
 use crate::player::{Mark, Player, Players};
@@ -47,9 +47,12 @@ pub const METHODS: [&str; 13] = [
 /// The published examples (`fixtures/peers/`), shipped in the binary.
 const PEERS: &str = include_str!("../../../fixtures/peers/cpsc2150_igameboard_vectors.jsonl");
 
-/// Where the harness goes in the submission's copy, and the classes.
-const HARNESS_FILE: &str = ".ttt-harness/Harness.java";
-const CLASS_DIR: &str = ".ttt-classes";
+/// Where the harness's source goes in the grader's directory (its package
+/// is `ttt.harness`, its source root `src`).
+const HARNESS_FILE: &str = "src/ttt/harness/Harness.java";
+
+/// The harness's class, in a package no student's class is in by chance.
+const HARNESS_CLASS: &str = "ttt.harness.Harness";
 
 /// The smallest and largest board side generated.
 const SIDES: (u32, u32) = (3, 8);
@@ -103,23 +106,38 @@ pub(super) fn harness(source: &Path, memory: u64, times: Times) -> Result<Harnes
     }
     let quoted_files: Vec<String> =
         sources.iter().map(|f| shell_words::quote(&f.to_string_lossy()).into_owned()).collect();
-    // javac with the client compiler only takes half the CPU time on files
-    // this small (measured: 1.6 s against 2.9 s).
+    // Two compilations. The harness's alone, first, with nothing but its own
+    // directories on its paths: no class of the submission's (a
+    // `StringBuilder` of the unnamed package, a stray `.class`) can be
+    // compiled in as one the harness uses. Then the submission's, in its own
+    // directory (its messages name its files as the student knows them), into
+    // a class directory of its own, with nothing of the harness's on its
+    // paths and no annotation processors. javac with the client compiler only
+    // takes half the CPU time on files this small (measured: 1.6 s against
+    // 2.9 s).
+    let javac = "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -nowarn -encoding UTF-8 -proc:none";
     let build = format!(
-        "mkdir -p {CLASS_DIR} && javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -nowarn -encoding UTF-8 -d {CLASS_DIR} -sourcepath {} {HARNESS_FILE} {}",
+        "mkdir -p {g}/classes {g}/student && \
+         {javac} -implicit:none -cp {g}/classes -sourcepath {g}/src -d {g}/classes {g}/{HARNESS_FILE} && \
+         cd {SUBMISSION_DIR} && \
+         {javac} -cp ../{g}/student -d ../{g}/student -sourcepath {} {}",
         shell_words::quote(&roots.join(":")),
-        quoted_files.join(" ")
+        quoted_files.join(" "),
+        g = GRADER_DIR,
     );
     let class_or_dash =
         |b: &Option<(PathBuf, String)>| b.as_ref().map_or_else(|| "-".to_owned(), |(_, c)| c.clone());
     let run = format!(
+        // The harness's classes come first: no class of the student's can
+        // stand in for one of its own (and java.* ones are the JDK's alone).
         // The JVM's own warnings go to standard error, not into the protocol.
-        "java {} -XX:ErrorFile=/dev/null -Xlog:disable -Xlog:all=warning:stderr -cp {CLASS_DIR} Harness {} {} {} {}",
+        "java {} -XX:ErrorFile=/dev/null -Xlog:disable -Xlog:all=warning:stderr -cp {g}/classes:{g}/student {HARNESS_CLASS} {} {} {} {}",
         language::jvm_flags(memory),
         times.args(),
         shell_words::quote(&class_or_dash(&boards[0])),
         shell_words::quote(&class_or_dash(&boards[1])),
         shell_words::quote(&position.1),
+        g = GRADER_DIR,
     );
     let graded: Vec<String> = boards.iter().flatten().map(|(_, c)| c.clone()).collect();
     Ok(Harness {
@@ -745,6 +763,31 @@ mod tests {
             "{lost:?}"
         );
         assert_eq!(place.judge(&answer(json!({"ok": null, "after": ["XX ", "   ", "  X"]}))), Outcome::Pass);
+    }
+
+    #[test]
+    fn the_harness_is_compiled_alone_and_comes_first_on_the_class_path() {
+        let dir = tempfile::tempdir().unwrap();
+        for class in ["BoardPosition", "GameBoard", "StringBuilder"] {
+            std::fs::write(dir.path().join(format!("{class}.java")), format!("public class {class} {{}}\n"))
+                .unwrap();
+        }
+        let times =
+            Times { call: std::time::Duration::from_secs(1), budget: std::time::Duration::from_secs(9) };
+        let harness = harness(dir.path(), 1 << 30, times).unwrap();
+        assert_eq!(harness.files, vec![(HARNESS_FILE.to_owned(), super::super::JAVA_HARNESS)]);
+        assert!(super::super::JAVA_HARNESS.contains("\npackage ttt.harness;\n"));
+        let build = harness.build.unwrap();
+        let steps: Vec<&str> = build.split("&&").map(str::trim).collect();
+        // The harness's own javac comes before the student's, and names nothing of theirs.
+        let own = steps.iter().position(|s| s.contains("Harness.java")).unwrap();
+        let theirs = steps.iter().position(|s| s.contains("GameBoard.java")).unwrap();
+        assert!(own < theirs, "{build}");
+        assert!(!steps[own].contains("submission") && !steps[own].contains("GameBoard"), "{build}");
+        assert!(steps[own].contains(" -cp ttt/classes -sourcepath ttt/src "), "{build}");
+        assert!(steps[theirs].contains(" -cp ../ttt/student -d ../ttt/student "), "{build}");
+        assert!(!steps[theirs].contains("Harness"), "{build}");
+        assert!(harness.run.contains(" -cp ttt/classes:ttt/student ttt.harness.Harness "), "{}", harness.run);
     }
 
     #[test]

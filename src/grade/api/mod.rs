@@ -10,6 +10,15 @@
 //! decides nothing; [`grade`] judges the answers. A call that runs past its
 //! limit or kills the harness fails alone: the harness starts again on the
 //! calls left, and the rest of that function's cases are not run.
+//!
+//! The harness's files are never in the submission's tree: the build and the
+//! runs start in a directory of the grader's holding the submission's copy
+//! as [`SUBMISSION_DIR`] and the harness in [`GRADER_DIR`] beside it, so no
+//! name a submission holds can be in the way or stand in for the harness's
+//! own. Nothing of the submission's is on the harness's import or class
+//! path ahead of what the harness uses: Python runs isolated (`python3 -I`,
+//! the student's file loaded by its path), and the Java harness is in a
+//! package of its own, compiled alone, and first on the run's class path.
 
 pub mod igameboard;
 pub mod xtreme;
@@ -28,9 +37,19 @@ use crate::check::Unmatched;
 /// The Python harness (`grade --api xtreme`), written into each run.
 pub const PYTHON_HARNESS: &str = include_str!("harness.py");
 
-/// The Java harness (`grade --api igameboard`), compiled with each
-/// submission.
+/// The Java harness (`grade --api igameboard`), compiled beside each
+/// submission (on its own: never with the submission's files).
 pub const JAVA_HARNESS: &str = include_str!("Harness.java");
+
+/// Where the submission's copy is, in the directory the harness is built
+/// and run in: the student's `src/X.java` is `submission/src/X.java` there.
+pub const SUBMISSION_DIR: &str = "submission";
+
+/// The grader's own directory beside [`SUBMISSION_DIR`]: the harness's
+/// files, and what is built from them. No file of the submission's can be
+/// in it, whatever its name: a submission holding `ttt`, `.ttt-harness`
+/// or `Harness.class` only has them under `submission/`.
+pub const GRADER_DIR: &str = "ttt";
 
 /// The assignments whose functions can be graded one by one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,8 +83,9 @@ impl Api {
         detail
     }
 
-    /// How the harness is set up for the submission copied at `source`:
-    /// the files it adds, its build and its command.
+    /// How the harness is set up for the submission copied at `source`
+    /// (which is [`SUBMISSION_DIR`] in the directory the build and the runs
+    /// start in): the files it adds, its build and its command.
     ///
     /// # Errors
     /// Why the submission cannot be graded at all (no `asn3.py`; no
@@ -114,11 +134,14 @@ impl CaseOptions {
 pub struct Harness {
     /// The language shown in reports, with the file graded.
     pub language: String,
-    /// Files added to the submission's copy (path relative to it, text).
+    /// The harness's files (path relative to [`GRADER_DIR`], text), put
+    /// beside the submission's copy, never in it.
     pub files: Vec<(String, &'static str)>,
-    /// The build, run once through `/bin/sh`, if there is one.
+    /// The build, run once through `/bin/sh` in the directory holding
+    /// [`SUBMISSION_DIR`] and [`GRADER_DIR`], if there is one.
     pub build: Option<String>,
-    /// The harness's command line (shell words).
+    /// The harness's command line (shell words), run in that directory as
+    /// the build left it.
     pub run: String,
     /// Variables its runs need set.
     pub env: Vec<(String, String)>,

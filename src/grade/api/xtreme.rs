@@ -13,7 +13,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-use super::{Call, CaseOptions, Harness, Outcome, Times, common, cut, quoted};
+use super::{Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut, quoted};
 use crate::board::{Board, Direction, Geometry, Storage, parse_xy};
 use crate::grade::language;
 use crate::player::{Mark, Player, PlayerId, Players};
@@ -41,11 +41,15 @@ const MAX_SIDE: usize = 7;
 /// The published examples (`fixtures/peers/`), shipped in the binary.
 const PEERS: &str = include_str!("../../../fixtures/peers/stfx_cs101_asn3_vectors.jsonl");
 
-/// The harness's file name in the submission's copy.
-const HARNESS_FILE: &str = ".ttt_harness.py";
+/// The harness's file name in the grader's directory.
+const HARNESS_FILE: &str = "harness.py";
 
 /// The harness for the submission at `source`: its `asn3.py`, or its only
-/// Python file.
+/// Python file. Python runs isolated (`-I`: neither the script's directory,
+/// the working directory nor `PYTHON*` variables are on the import path),
+/// and the harness loads the student's file by its path after its own
+/// imports: no module of the submission's (`json.py`, `copy.py` beside
+/// `asn3.py`) can stand in for one the harness uses.
 pub(super) fn harness(source: &Path, times: Times) -> Result<Harness, String> {
     let files = language::files(source);
     let python: Vec<&std::path::PathBuf> =
@@ -61,7 +65,11 @@ pub(super) fn harness(source: &Path, times: Times) -> Result<Harness, String> {
         files: vec![(HARNESS_FILE.to_owned(), super::PYTHON_HARNESS)],
         build: None,
         env: Vec::new(),
-        run: format!("python3 -I -B {HARNESS_FILE} {} {}", times.args(), shell_words::quote(&file)),
+        run: format!(
+            "python3 -I -B {GRADER_DIR}/{HARNESS_FILE} {} {}",
+            times.args(),
+            shell_words::quote(&format!("{SUBMISSION_DIR}/{file}"))
+        ),
     })
 }
 
@@ -696,6 +704,17 @@ fn random(function: usize, rng: &mut ChaCha8Rng) -> XCall {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_harness_runs_isolated_from_beside_the_submission() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("asn3.py"), "x = 1\n").unwrap();
+        let times =
+            Times { call: std::time::Duration::from_secs(1), budget: std::time::Duration::from_secs(9) };
+        let harness = harness(dir.path(), times).unwrap();
+        assert_eq!(harness.files, vec![("harness.py".to_owned(), super::super::PYTHON_HARNESS)]);
+        assert_eq!(harness.run, "python3 -I -B ttt/harness.py 1000 9000 submission/asn3.py");
+    }
 
     fn call(name: &str, args: Args) -> XCall {
         XCall { function: FUNCTIONS.iter().position(|f| *f == name).unwrap(), args }
