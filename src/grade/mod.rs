@@ -764,6 +764,29 @@ impl Grader {
         Some(Ok((built, log)))
     }
 
+    /// Writes `harness`'s files into the grader's own directory `ours` (in
+    /// `area`), as [`Step::PlaceHarness`].
+    fn place_harness(
+        &self,
+        name: &str,
+        harness: &api::Harness,
+        ours: &Path,
+        area: &Path,
+    ) -> Result<(), Failed> {
+        for (file, text) in &harness.files {
+            let path = ours.join(file);
+            let place = || {
+                self.check(Step::PlaceHarness, name)?;
+                if let Some(parent) = path.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                fs::write(&path, text)
+            };
+            place().map_err(|e| Failed::step(Step::PlaceHarness, &path, area, &e))?;
+        }
+        Ok(())
+    }
+
     /// Grades the functions of the submission copied to `source` (in
     /// `area`) one by one, through the assignment's harness. The copy is
     /// moved to `area/api/submission`, beside the grader's `area/api/ttt`
@@ -797,17 +820,7 @@ impl Grader {
                 return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
             }
         };
-        for (file, text) in &harness.files {
-            let path = ours.join(file);
-            let place = || {
-                self.check(Step::PlaceHarness, &name)?;
-                if let Some(parent) = path.parent() {
-                    fs::create_dir_all(parent)?;
-                }
-                fs::write(&path, text)
-            };
-            place().map_err(|e| Failed::step(Step::PlaceHarness, &path, area, &e))?;
-        }
+        self.place_harness(&name, &harness, &ours, area)?;
         self.hand_over(&name, area, area)?;
         let language = harness.language.clone();
         let mut start = tree;
