@@ -124,7 +124,7 @@ pub struct Plan {
     pub build_limits: Limits,
     /// How many builds and tests run at once.
     pub jobs: usize,
-    /// Score a wrong answer by its share of lines matched.
+    /// Score a wrong answer by how alike it is ([`Comparison::score`]).
     pub partial: bool,
     /// How answers are compared (`check`'s comparison).
     pub check: CheckOptions,
@@ -234,7 +234,7 @@ pub struct TestResult {
     /// The verdict.
     pub verdict: Verdict,
     /// 1 for a pass, 0 otherwise; with partial credit a wrong answer's
-    /// share of lines matched.
+    /// [`Comparison::score`], 2·matched / (expected + written), below 1.
     pub score: f64,
     /// What happened, in a few words: `killed by SIGSEGV`, `exit status 3`,
     /// `the first difference is at line 7`….
@@ -383,7 +383,7 @@ pub enum GradeError {
 }
 
 /// A step the grader takes with one submission's files, each of which can
-/// fail that submission alone ([`Failed`]).
+/// fail that submission alone (`build-failed`, with the reason).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Step {

@@ -227,7 +227,7 @@ impl Outcome {
 /// At most this many bytes of a value are shown.
 const SHOWN_VALUE_BYTES: usize = 2000;
 
-/// `text`, cut at [`SHOWN_VALUE_BYTES`] with a word on how long it was.
+/// `text`, cut at 2,000 bytes with a word on how long it was.
 #[must_use]
 pub fn cut(text: String) -> String {
     match crate::text::said(&text, SHOWN_VALUE_BYTES) {
