@@ -77,15 +77,7 @@ impl Class {
     fn grade(&self, subs: &[&Path], args: &[&str]) -> Graded {
         let command = self.command(subs, args);
         let output = assert_cmd::Command::from_std(command).timeout(HANG).output().unwrap();
-        let report = self.path().join("report");
-        let results = fs::read(report.join("results.json")).map(|b| serde_json::from_slice(&b).unwrap());
-        Graded {
-            status: output.status.code(),
-            results: results.unwrap_or(Value::Null),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            report,
-        }
+        Graded::read(&output, self.path().join("report"))
     }
 
     /// Grades `subs` with `args` as the child of a Python process that

@@ -82,14 +82,7 @@ impl Area {
             .args(subs)
             .output()
             .unwrap();
-        let results = fs::read(report.join("results.json")).map(|b| serde_json::from_slice(&b).unwrap());
-        Graded {
-            status: output.status.code(),
-            results: results.unwrap_or(Value::Null),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            report,
-        }
+        Graded::read(&output, report)
     }
 }
 

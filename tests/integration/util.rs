@@ -56,6 +56,18 @@ pub struct Graded {
 }
 
 impl Graded {
+    /// A grading that ended with `output`, its report in `report`.
+    pub fn read(output: &std::process::Output, report: std::path::PathBuf) -> Graded {
+        let results = std::fs::read(report.join("results.json")).map(|b| serde_json::from_slice(&b).unwrap());
+        Graded {
+            status: output.status.code(),
+            results: results.unwrap_or(serde_json::Value::Null),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            report,
+        }
+    }
+
     pub fn submission(&self, index: usize) -> &serde_json::Value {
         &self.results["submissions"][index]
     }
