@@ -14,6 +14,7 @@ pub mod language;
 pub mod report;
 pub mod shrink;
 pub mod suite;
+pub mod verdict;
 
 use std::fmt::{self, Write as _};
 use std::fs;
@@ -30,10 +31,10 @@ pub use self::api::{Api, CaseOptions};
 pub use self::language::{Commands, Languages};
 pub use self::shrink::{Budget, Shrunk};
 pub use self::suite::{Expected, Test};
-use crate::check::{CheckOptions, Comparison, Difference, Unmatched, compare};
-use crate::sandbox::{
-    self, Collect, Ending, Job, Limits, Outcome, Protections, Run, Sandbox, SandboxError, copy,
-};
+pub use self::verdict::signal_name;
+use self::verdict::{describe_ending, judge, out_of_cpu, shown, tail};
+use crate::check::{CheckOptions, Difference, Unmatched};
+use crate::sandbox::{self, Collect, Ending, Job, Limits, Protections, Sandbox, SandboxError, copy};
 use crate::text;
 
 /// How a program receives its test and gives its answer.
@@ -1142,140 +1143,4 @@ pub fn submission_name(path: &Path) -> String {
     named(path)
         .or_else(|| fs::canonicalize(path).ok().as_deref().and_then(named))
         .unwrap_or_else(|| path.display().to_string())
-}
-
-/// The verdict on a finished run: see [`Verdict`] for the order.
-fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
-    let limits = &plan.limits;
-    let outcome = &run.outcome;
-    let signal = match outcome.ending {
-        Ending::Signalled(s) => Some(s),
-        _ => None,
-    };
-    let answer: Result<&[u8], &str> = match (&plan.io, &run.answer) {
-        (Io::Files { .. } | Io::Args, Ok(bytes)) => Ok(bytes),
-        (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
-        (Io::Stdout | Io::Console, _) => Ok(&run.stdout),
-    };
-    let mut comparison: Option<Comparison> = None;
-    let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
-        (Verdict::TimeLimit, describe_ending(outcome, limits))
-    } else if outcome.disk_full || signal == Some(nix::libc::SIGXFSZ) || outcome.written > limits.output {
-        (Verdict::OutputLimit, format!("it wrote more than {} MB", limits.output >> 20))
-    } else if signal.is_some() || outcome.ending != Ending::Exited(0) {
-        let mut detail = describe_ending(outcome, limits);
-        if ran_out_of_memory(outcome, &run.stderr, limits) {
-            let _ = write!(detail, " (memory: it reached the {} MB limit)", limits.memory >> 20);
-        }
-        (Verdict::Crashed, detail)
-    } else {
-        match answer {
-            Err(why) if run.stdout.is_empty() => (Verdict::NoOutput, why.to_owned()),
-            Err(why) => (
-                Verdict::NoOutput,
-                format!("{why}, but {} bytes on standard output", text::thousands(run.stdout.len())),
-            ),
-            Ok([]) => (Verdict::NoOutput, "its answer is empty".to_owned()),
-            Ok(answer) => {
-                let c = compare(&test.expected, answer, plan.check);
-                let verdict = if c.matches() { Verdict::Pass } else { Verdict::Wrong };
-                let detail = match &c.first_difference {
-                    None => format!("all {} lines match", c.expected),
-                    Some(d) => format!(
-                        "the first difference: expected line {}, found line {}; {} of {} lines match, {} written",
-                        d.expected.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
-                        d.actual.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
-                        c.matched,
-                        c.expected,
-                        text::thousands(c.actual)
-                    ),
-                };
-                comparison = Some(c);
-                (verdict, detail)
-            }
-        }
-    };
-    let score = match verdict {
-        Verdict::Pass => 1.0,
-        Verdict::Wrong if plan.partial => comparison.as_ref().map_or(0.0, Comparison::score),
-        _ => 0.0,
-    };
-    TestResult {
-        test: test.name.clone(),
-        verdict,
-        score,
-        detail,
-        wall: outcome.wall.as_secs_f64(),
-        cpu: outcome.cpu.as_secs_f64(),
-        exit_status: match outcome.ending {
-            Ending::Exited(code) => Some(code),
-            _ => None,
-        },
-        signal: signal.map(signal_name),
-        lines_matched: comparison.as_ref().map(|c| (c.matched, c.expected)),
-        lines_found: comparison.as_ref().map(|c| c.actual),
-        unmatched: comparison.as_ref().map(|c| c.unmatched.clone()).unwrap_or_default(),
-        first_difference: comparison.and_then(|c| c.first_difference),
-        expected: shown(&test.expected),
-        actual: answer.map(shown).unwrap_or_default(),
-        stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
-        smallest_failing_input: None,
-    }
-}
-
-/// Bytes to show: at most [`SHOWN_BYTES`], as text, each line longer than
-/// [`text::LINE_BYTES`] cut with its length said.
-fn shown(bytes: &[u8]) -> String {
-    text::shown_lines(bytes, SHOWN_BYTES)
-}
-
-/// The end of a program's standard error: its last [`STDERR_LINES`] lines,
-/// at most [`STDERR_BYTES`], with `…` where it was cut.
-fn tail(stderr: &[u8]) -> String {
-    text::tail(stderr, STDERR_LINES, STDERR_BYTES)
-}
-
-/// Killed at the CPU limit: `SIGXCPU` at the soft limit, `SIGKILL` at the
-/// hard one.
-fn out_of_cpu(outcome: &Outcome, limits: &Limits) -> bool {
-    match outcome.ending {
-        Ending::Signalled(s) => {
-            s == nix::libc::SIGXCPU || (s == nix::libc::SIGKILL && outcome.cpu >= limits.cpu)
-        }
-        _ => false,
-    }
-}
-
-/// A crash that the memory limit most likely caused: the program grew to
-/// most of the limit, or said it had no memory left.
-fn ran_out_of_memory(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> bool {
-    let said = String::from_utf8_lossy(stderr);
-    outcome.out_of_memory
-        || outcome.max_rss >= limits.memory / 10 * 8
-        || ["bad_alloc", "Cannot allocate memory", "out of memory", "MemoryError", "OutOfMemoryError"]
-            .iter()
-            .any(|s| said.contains(s))
-}
-
-/// How a run ended, in words.
-fn describe_ending(outcome: &Outcome, limits: &Limits) -> String {
-    match outcome.ending {
-        Ending::TimedOut => format!("was stopped at the time limit ({} s)", secs(limits.wall)),
-        Ending::Signalled(s) if out_of_cpu(outcome, limits) => {
-            format!("used its CPU time ({} s) and was killed by {}", secs(limits.cpu), signal_name(s))
-        }
-        Ending::Signalled(s) => format!("was killed by {}", signal_name(s)),
-        Ending::Exited(code) => format!("exited with status {code}"),
-    }
-}
-
-fn secs(d: Duration) -> String {
-    format!("{}", d.as_secs_f64())
-}
-
-/// `SIGSEGV` for 11, and so on.
-#[must_use]
-pub fn signal_name(signal: i32) -> String {
-    nix::sys::signal::Signal::try_from(signal)
-        .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned())
 }

@@ -1,0 +1,349 @@
+//! The verdict on a finished run, decided without running anything: which
+//! of [`Verdict`]'s verdicts applies when several could (the time limit,
+//! then the output limit, then a crash, then no answer, then the
+//! comparison), the score, and what the reports say of how it ended.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::{Io, Plan, SHOWN_BYTES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
+use crate::check::{Comparison, compare};
+use crate::sandbox::{Ending, Limits, Outcome, Run};
+use crate::text;
+
+/// The verdict on a finished run: see [`Verdict`] for the order.
+pub(super) fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
+    let limits = &plan.limits;
+    let outcome = &run.outcome;
+    let signal = match outcome.ending {
+        Ending::Signalled(s) => Some(s),
+        _ => None,
+    };
+    let answer: Result<&[u8], &str> = match (&plan.io, &run.answer) {
+        (Io::Files { .. } | Io::Args, Ok(bytes)) => Ok(bytes),
+        (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
+        (Io::Stdout | Io::Console, _) => Ok(&run.stdout),
+    };
+    let mut comparison: Option<Comparison> = None;
+    let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
+        (Verdict::TimeLimit, describe_ending(outcome, limits))
+    } else if outcome.disk_full || signal == Some(nix::libc::SIGXFSZ) || outcome.written > limits.output {
+        (Verdict::OutputLimit, format!("it wrote more than {} MB", limits.output >> 20))
+    } else if signal.is_some() || outcome.ending != Ending::Exited(0) {
+        let mut detail = describe_ending(outcome, limits);
+        if ran_out_of_memory(outcome, &run.stderr, limits) {
+            let _ = write!(detail, " (memory: it reached the {} MB limit)", limits.memory >> 20);
+        }
+        (Verdict::Crashed, detail)
+    } else {
+        match answer {
+            Err(why) if run.stdout.is_empty() => (Verdict::NoOutput, why.to_owned()),
+            Err(why) => (
+                Verdict::NoOutput,
+                format!("{why}, but {} bytes on standard output", text::thousands(run.stdout.len())),
+            ),
+            Ok([]) => (Verdict::NoOutput, "its answer is empty".to_owned()),
+            Ok(answer) => {
+                let c = compare(&test.expected, answer, plan.check);
+                let verdict = if c.matches() { Verdict::Pass } else { Verdict::Wrong };
+                let detail = match &c.first_difference {
+                    None => format!("all {} lines match", c.expected),
+                    Some(d) => format!(
+                        "the first difference: expected line {}, found line {}; {} of {} lines match, {} written",
+                        d.expected.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
+                        d.actual.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
+                        c.matched,
+                        c.expected,
+                        text::thousands(c.actual)
+                    ),
+                };
+                comparison = Some(c);
+                (verdict, detail)
+            }
+        }
+    };
+    let score = match verdict {
+        Verdict::Pass => 1.0,
+        Verdict::Wrong if plan.partial => comparison.as_ref().map_or(0.0, Comparison::score),
+        _ => 0.0,
+    };
+    TestResult {
+        test: test.name.clone(),
+        verdict,
+        score,
+        detail,
+        wall: outcome.wall.as_secs_f64(),
+        cpu: outcome.cpu.as_secs_f64(),
+        exit_status: match outcome.ending {
+            Ending::Exited(code) => Some(code),
+            _ => None,
+        },
+        signal: signal.map(signal_name),
+        lines_matched: comparison.as_ref().map(|c| (c.matched, c.expected)),
+        lines_found: comparison.as_ref().map(|c| c.actual),
+        unmatched: comparison.as_ref().map(|c| c.unmatched.clone()).unwrap_or_default(),
+        first_difference: comparison.and_then(|c| c.first_difference),
+        expected: shown(&test.expected),
+        actual: answer.map(shown).unwrap_or_default(),
+        stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
+        smallest_failing_input: None,
+    }
+}
+
+/// Bytes to show: at most [`SHOWN_BYTES`], as text, each line longer than
+/// [`text::LINE_BYTES`] cut with its length said.
+pub(super) fn shown(bytes: &[u8]) -> String {
+    text::shown_lines(bytes, SHOWN_BYTES)
+}
+
+/// The end of a program's standard error: its last [`STDERR_LINES`] lines,
+/// at most [`STDERR_BYTES`], with `…` where it was cut.
+pub(super) fn tail(stderr: &[u8]) -> String {
+    text::tail(stderr, STDERR_LINES, STDERR_BYTES)
+}
+
+/// Killed at the CPU limit: `SIGXCPU` at the soft limit, `SIGKILL` at the
+/// hard one.
+pub(super) fn out_of_cpu(outcome: &Outcome, limits: &Limits) -> bool {
+    match outcome.ending {
+        Ending::Signalled(s) => {
+            s == nix::libc::SIGXCPU || (s == nix::libc::SIGKILL && outcome.cpu >= limits.cpu)
+        }
+        _ => false,
+    }
+}
+
+/// A crash that the memory limit most likely caused: the program grew to
+/// most of the limit, or said it had no memory left.
+fn ran_out_of_memory(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> bool {
+    let said = String::from_utf8_lossy(stderr);
+    outcome.out_of_memory
+        || outcome.max_rss >= limits.memory / 10 * 8
+        || ["bad_alloc", "Cannot allocate memory", "out of memory", "MemoryError", "OutOfMemoryError"]
+            .iter()
+            .any(|s| said.contains(s))
+}
+
+/// How a run ended, in words.
+pub(super) fn describe_ending(outcome: &Outcome, limits: &Limits) -> String {
+    match outcome.ending {
+        Ending::TimedOut => format!("was stopped at the time limit ({} s)", secs(limits.wall)),
+        Ending::Signalled(s) if out_of_cpu(outcome, limits) => {
+            format!("used its CPU time ({} s) and was killed by {}", secs(limits.cpu), signal_name(s))
+        }
+        Ending::Signalled(s) => format!("was killed by {}", signal_name(s)),
+        Ending::Exited(code) => format!("exited with status {code}"),
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{}", d.as_secs_f64())
+}
+
+/// `SIGSEGV` for 11, and so on.
+#[must_use]
+pub fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal)
+        .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{CheckOptions, Header};
+    use crate::grade::{Expected, Programs, TEST_LIMITS, build_limits};
+    use crate::referee;
+    use crate::sandbox::{Gaps, copy};
+    use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
+
+    const EXPECTED: &str = "Programmer: A\nP\n\nMove 1: X 5\n- - -\n- X -\n- - -\n\nWinner: None\n";
+
+    fn plan(io: Io, partial: bool) -> Plan {
+        Plan {
+            tests: Vec::new(),
+            programs: Programs::Given { build: None, run: "./prog".to_owned() },
+            io,
+            limits: TEST_LIMITS,
+            build_limits: build_limits(&TEST_LIMITS),
+            jobs: 1,
+            partial,
+            check: CheckOptions { exact: false, header: Header::Label },
+            copy_caps: copy::Caps::SUBMISSION,
+            require_sandbox: false,
+            expected: Expected::Referee(referee::Options::default()),
+            shrink: None,
+            api: None,
+        }
+    }
+
+    fn files() -> Io {
+        Io::Files { input: "TTTmoves.txt".to_owned(), output: "TTTgame.txt".to_owned() }
+    }
+
+    fn test() -> Test {
+        Test { name: "t".to_owned(), input: b"Game\n".to_vec(), expected: EXPECTED.as_bytes().to_vec() }
+    }
+
+    /// A run that ended with `ending`, and wrote `answer` as its file.
+    fn run(ending: Ending, answer: Result<&str, &str>) -> Run {
+        Run {
+            outcome: Outcome {
+                ending,
+                wall: Duration::from_millis(10),
+                cpu: Duration::from_millis(5),
+                max_rss: 1 << 20,
+                written: 100,
+                disk_full: false,
+                out_of_memory: false,
+            },
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            answer: answer.map(|a| a.as_bytes().to_vec()).map_err(str::to_owned),
+            gaps: Gaps::default(),
+        }
+    }
+
+    /// Every way a run can end, each with what else could apply, and the
+    /// one verdict that wins.
+    #[test]
+    #[allow(clippy::too_many_lines, reason = "a table, one row per way a run can end")]
+    fn the_first_verdict_that_applies_wins() {
+        let wrong = EXPECTED.replace("Winner: None", "Winner: X");
+        let cases: Vec<(&str, Run, Verdict, &str)> = vec![
+            (
+                "timed out, wrong",
+                run(Ending::TimedOut, Ok(&wrong)),
+                Verdict::TimeLimit,
+                "was stopped at the time limit (2 s)",
+            ),
+            (
+                "SIGXCPU, over the output limit",
+                {
+                    let mut r = run(Ending::Signalled(SIGXCPU), Ok(EXPECTED));
+                    r.outcome.written = u64::MAX;
+                    r
+                },
+                Verdict::TimeLimit,
+                "used its CPU time (2 s) and was killed by SIGXCPU",
+            ),
+            (
+                "SIGKILL at the CPU limit",
+                {
+                    let mut r = run(Ending::Signalled(SIGKILL), Ok(EXPECTED));
+                    r.outcome.cpu = Duration::from_secs(3);
+                    r
+                },
+                Verdict::TimeLimit,
+                "used its CPU time (2 s) and was killed by SIGKILL",
+            ),
+            (
+                "over the output limit, crashed",
+                {
+                    let mut r = run(Ending::Exited(3), Ok(EXPECTED));
+                    r.outcome.written = (16 << 20) + 1;
+                    r
+                },
+                Verdict::OutputLimit,
+                "it wrote more than 16 MB",
+            ),
+            (
+                "SIGXFSZ",
+                run(Ending::Signalled(SIGXFSZ), Ok(EXPECTED)),
+                Verdict::OutputLimit,
+                "it wrote more than 16 MB",
+            ),
+            (
+                "its box full",
+                {
+                    let mut r = run(Ending::Exited(0), Ok(EXPECTED));
+                    r.outcome.disk_full = true;
+                    r
+                },
+                Verdict::OutputLimit,
+                "it wrote more than 16 MB",
+            ),
+            (
+                "a right answer, then exit 3",
+                run(Ending::Exited(3), Ok(EXPECTED)),
+                Verdict::Crashed,
+                "exited with status 3",
+            ),
+            (
+                "SIGSEGV, no answer",
+                run(Ending::Signalled(SIGSEGV), Err("it wrote no TTTgame.txt")),
+                Verdict::Crashed,
+                "was killed by SIGSEGV",
+            ),
+            (
+                "killed at the memory limit",
+                {
+                    let mut r = run(Ending::Signalled(SIGKILL), Err("it wrote no TTTgame.txt"));
+                    r.outcome.out_of_memory = true;
+                    r
+                },
+                Verdict::Crashed,
+                "was killed by SIGKILL (memory: it reached the 512 MB limit)",
+            ),
+            (
+                "no answer",
+                run(Ending::Exited(0), Err("it wrote no TTTgame.txt")),
+                Verdict::NoOutput,
+                "it wrote no TTTgame.txt",
+            ),
+            (
+                "no answer, but standard output",
+                {
+                    let mut r = run(Ending::Exited(0), Err("it wrote no TTTgame.txt"));
+                    r.stdout = vec![b'x'; 1234];
+                    r
+                },
+                Verdict::NoOutput,
+                "it wrote no TTTgame.txt, but 1,234 bytes on standard output",
+            ),
+            ("an empty answer", run(Ending::Exited(0), Ok("")), Verdict::NoOutput, "its answer is empty"),
+            (
+                "a wrong answer",
+                run(Ending::Exited(0), Ok(&wrong)),
+                Verdict::Wrong,
+                "the first difference: expected line 9, found line 9; 8 of 9 lines match, 9 written",
+            ),
+            ("the right answer", run(Ending::Exited(0), Ok(EXPECTED)), Verdict::Pass, "all 9 lines match"),
+        ];
+        for (case, ran, verdict, detail) in cases {
+            let result = judge(&test(), &ran, &plan(files(), false));
+            assert_eq!((result.verdict, result.detail.as_str()), (verdict, detail), "{case}");
+            let score = if verdict == Verdict::Pass { 1.0 } else { 0.0 };
+            assert!((result.score - score).abs() < f64::EPSILON, "{case}: {}", result.score);
+        }
+    }
+
+    #[test]
+    fn partial_credit_goes_to_a_wrong_answer_only() {
+        let wrong = EXPECTED.replace("Winner: None", "Winner: X");
+        let result = judge(&test(), &run(Ending::Exited(0), Ok(&wrong)), &plan(files(), true));
+        assert_eq!(result.verdict, Verdict::Wrong);
+        assert!((result.score - 16.0 / 18.0).abs() < 1e-9, "{}", result.score);
+        assert_eq!((result.lines_matched, result.lines_found), (Some((8, 9)), Some(9)));
+        // A crash scores nothing, however right its answer.
+        let crashed = judge(&test(), &run(Ending::Exited(1), Ok(EXPECTED)), &plan(files(), true));
+        assert!(crashed.score.abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn standard_output_is_the_answer_where_the_plan_says() {
+        let mut ran = run(Ending::Exited(0), Err("unused"));
+        ran.stdout = EXPECTED.as_bytes().to_vec();
+        assert_eq!(judge(&test(), &ran, &plan(Io::Stdout, false)).verdict, Verdict::Pass);
+        assert_eq!(judge(&test(), &ran, &plan(files(), false)).verdict, Verdict::NoOutput);
+    }
+
+    #[test]
+    fn a_failing_runs_standard_error_is_kept_a_passing_ones_is_not() {
+        let mut ran = run(Ending::Exited(2), Ok(EXPECTED));
+        ran.stderr = b"trace\n".repeat(100);
+        let result = judge(&test(), &ran, &plan(files(), false));
+        assert!(result.stderr.starts_with("…\n") && result.stderr.lines().count() == STDERR_LINES + 1);
+        ran.outcome.ending = Ending::Exited(0);
+        assert_eq!(judge(&test(), &ran, &plan(files(), false)).stderr, "");
+    }
+}
