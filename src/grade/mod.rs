@@ -6,7 +6,7 @@
 //! found from its files, [`language`]), the I/O convention, the limits, and
 //! what the sandbox must provide. Each submission is copied and built once;
 //! each test runs in a fresh copy of the build. Verdicts follow
-//! [`Verdict`]'s order.
+//! [`Verdict`]'s order, decided by [`verdict`] without running anything.
 
 pub mod api;
 pub mod gradescope;
