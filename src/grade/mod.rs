@@ -12,11 +12,12 @@ pub mod api;
 pub mod gradescope;
 pub mod language;
 pub mod report;
+pub mod result;
 pub mod shrink;
 pub mod suite;
 pub mod verdict;
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -25,15 +26,15 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use serde::Serialize;
 
 pub use self::api::{Api, CaseOptions};
 pub use self::language::{Commands, Languages};
+pub use self::result::{Graded, SubmissionResult, TestResult, Verdict};
 pub use self::shrink::{Budget, Shrunk};
 pub use self::suite::{Expected, Test};
 pub use self::verdict::signal_name;
 use self::verdict::{describe_ending, judge, out_of_cpu, shown, tail};
-use crate::check::{CheckOptions, Difference, Unmatched};
+use crate::check::CheckOptions;
 use crate::sandbox::{self, Collect, Ending, Job, Limits, Protections, Sandbox, SandboxError, copy};
 use crate::text;
 
@@ -173,173 +174,6 @@ impl Plan {
     }
 }
 
-/// The verdict on one test. When several apply, the earliest here wins
-/// (after `BuildFailed`, which leaves nothing to run).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// The submission did not build; nothing ran.
-    BuildFailed,
-    /// Killed at the wall-clock or CPU limit.
-    TimeLimit,
-    /// Wrote more than the output limit.
-    OutputLimit,
-    /// Killed by a signal, or exited with a status other than 0.
-    Crashed,
-    /// Wrote no answer, or an empty one.
-    NoOutput,
-    /// Answered, but not what the referee says.
-    Wrong,
-    /// Answered what the referee says.
-    Pass,
-}
-
-impl Verdict {
-    /// Every verdict, in the order reports list them.
-    pub const ALL: [Verdict; 7] = [
-        Verdict::Pass,
-        Verdict::Wrong,
-        Verdict::NoOutput,
-        Verdict::TimeLimit,
-        Verdict::Crashed,
-        Verdict::OutputLimit,
-        Verdict::BuildFailed,
-    ];
-
-    /// The verdict's name in reports: `pass`, `time-limit`, ….
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Wrong => "wrong",
-            Verdict::NoOutput => "no-output",
-            Verdict::TimeLimit => "time-limit",
-            Verdict::Crashed => "crashed",
-            Verdict::OutputLimit => "output-limit",
-            Verdict::BuildFailed => "build-failed",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// How one test went.
-#[derive(Clone, Debug, Serialize)]
-pub struct TestResult {
-    /// The test's name.
-    pub test: String,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// 1 for a pass, 0 otherwise; with partial credit a wrong answer's
-    /// [`Comparison::score`], 2·matched / (expected + written), below 1.
-    pub score: f64,
-    /// What happened, in a few words: `killed by SIGSEGV`, `exit status 3`,
-    /// `the first difference is at line 7`….
-    pub detail: String,
-    /// Wall-clock time of the run, in seconds.
-    pub wall: f64,
-    /// CPU time of the run, in seconds.
-    pub cpu: f64,
-    /// The exit status, if the program exited.
-    pub exit_status: Option<i32>,
-    /// The signal that killed it, if one did.
-    pub signal: Option<String>,
-    /// Lines of the expected answer matched, and lines expected.
-    pub lines_matched: Option<(usize, usize)>,
-    /// Lines of the answer (counted as the expected ones are), which a
-    /// partial score counts too.
-    pub lines_found: Option<usize>,
-    /// The first difference from the expected answer.
-    pub first_difference: Option<Difference>,
-    /// The expected answer (for reports that show it), cut at
-    /// [`SHOWN_BYTES`].
-    #[serde(skip)]
-    pub expected: String,
-    /// The program's answer, cut at [`SHOWN_BYTES`].
-    #[serde(skip)]
-    pub actual: String,
-    /// The end of what the program wrote on standard error: its last
-    /// [`STDERR_LINES`] lines, at most [`STDERR_BYTES`].
-    pub stderr: String,
-    /// The lines of each that the comparison left unmatched, which the
-    /// HTML report marks.
-    #[serde(skip)]
-    pub unmatched: Unmatched,
-    /// For a `wrong` or `crashed` test, the smallest input found on which
-    /// the program fails the same way, if it is smaller than the test.
-    pub smallest_failing_input: Option<Shrunk>,
-}
-
-impl TestResult {
-    /// A test whose program never ran to an end: a failed build, a refused
-    /// submission, a sandbox that could not run it.
-    pub(super) fn not_run(test: &str, verdict: Verdict, detail: String) -> TestResult {
-        TestResult {
-            test: test.to_owned(),
-            verdict,
-            score: 0.0,
-            detail,
-            wall: 0.0,
-            cpu: 0.0,
-            exit_status: None,
-            signal: None,
-            lines_matched: None,
-            lines_found: None,
-            first_difference: None,
-            expected: String::new(),
-            actual: String::new(),
-            stderr: String::new(),
-            unmatched: Unmatched::default(),
-            smallest_failing_input: None,
-        }
-    }
-
-    /// Failed in a way shrinking keeps to: a wrong answer, or a crash with
-    /// its exit status or signal (not a sandbox's failure).
-    fn shrinkable(&self) -> bool {
-        self.verdict == Verdict::Wrong
-            || (self.verdict == Verdict::Crashed && (self.exit_status.is_some() || self.signal.is_some()))
-    }
-
-    /// `other` failed the way this did: the same verdict, and for a crash
-    /// the same exit status or signal.
-    fn same_failure(&self, other: &TestResult) -> bool {
-        self.verdict == other.verdict
-            && (self.verdict != Verdict::Crashed
-                || (self.exit_status, &self.signal) == (other.exit_status, &other.signal))
-    }
-}
-
-/// How one submission did.
-#[derive(Clone, Debug, Serialize)]
-pub struct SubmissionResult {
-    /// The submission's name: its directory's.
-    pub submission: String,
-    /// How it was built and run: the language found (`C++`,
-    /// `Java (ttt.Main)`, …), `given` for `--build`/`--run`, or `unknown`.
-    pub language: String,
-    /// Out of 100.
-    pub score: f64,
-    /// Whether the build failed.
-    pub build_failed: bool,
-    /// The build's output (standard output, then standard error), if it ran.
-    pub build_log: Option<String>,
-    /// Each test, in the tests' order.
-    pub tests: Vec<TestResult>,
-}
-
-impl SubmissionResult {
-    /// How many tests had `verdict`.
-    #[must_use]
-    pub fn count(&self, verdict: Verdict) -> usize {
-        self.tests.iter().filter(|t| t.verdict == verdict).count()
-    }
-}
-
 /// The test's name in the run directory unless `--input-name` says otherwise.
 pub const DEFAULT_INPUT: &str = "TTTmoves.txt";
 /// The answer's name in the run directory unless `--output-name` says otherwise.
@@ -436,17 +270,6 @@ impl Failed {
             ))
         }
     }
-}
-
-/// What a grading produced: every submission it finished, and the ones an
-/// interruption left ungraded.
-#[derive(Clone, Debug)]
-pub struct Graded {
-    /// The submissions graded, in the order given.
-    pub results: Vec<SubmissionResult>,
-    /// The names of those not graded because the grading was stopped
-    /// ([`Grader::stopper`]).
-    pub not_graded: Vec<String>,
 }
 
 /// A grading ready to run: a [`Plan`], and a sandbox that was probed and

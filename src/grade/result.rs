@@ -1,0 +1,189 @@
+//! What a grading finds: the verdict on each test ([`Verdict`], in the
+//! order that decides which applies), how each test went ([`TestResult`]),
+//! how each submission did ([`SubmissionResult`]), and the whole grading
+//! ([`Graded`]). Every report is written from these.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::shrink::Shrunk;
+use crate::check::{Difference, Unmatched};
+
+/// The verdict on one test. When several apply, the earliest here wins
+/// (after `BuildFailed`, which leaves nothing to run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The submission did not build; nothing ran.
+    BuildFailed,
+    /// Killed at the wall-clock or CPU limit.
+    TimeLimit,
+    /// Wrote more than the output limit.
+    OutputLimit,
+    /// Killed by a signal, or exited with a status other than 0.
+    Crashed,
+    /// Wrote no answer, or an empty one.
+    NoOutput,
+    /// Answered, but not what the referee says.
+    Wrong,
+    /// Answered what the referee says.
+    Pass,
+}
+
+impl Verdict {
+    /// Every verdict, in the order reports list them.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Pass,
+        Verdict::Wrong,
+        Verdict::NoOutput,
+        Verdict::TimeLimit,
+        Verdict::Crashed,
+        Verdict::OutputLimit,
+        Verdict::BuildFailed,
+    ];
+
+    /// The verdict's name in reports: `pass`, `time-limit`, ….
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Wrong => "wrong",
+            Verdict::NoOutput => "no-output",
+            Verdict::TimeLimit => "time-limit",
+            Verdict::Crashed => "crashed",
+            Verdict::OutputLimit => "output-limit",
+            Verdict::BuildFailed => "build-failed",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How one test went.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestResult {
+    /// The test's name.
+    pub test: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// 1 for a pass, 0 otherwise; with partial credit a wrong answer's
+    /// [`crate::check::Comparison::score`], 2·matched / (expected + written), below 1.
+    pub score: f64,
+    /// What happened, in a few words: `killed by SIGSEGV`, `exit status 3`,
+    /// `the first difference is at line 7`….
+    pub detail: String,
+    /// Wall-clock time of the run, in seconds.
+    pub wall: f64,
+    /// CPU time of the run, in seconds.
+    pub cpu: f64,
+    /// The exit status, if the program exited.
+    pub exit_status: Option<i32>,
+    /// The signal that killed it, if one did.
+    pub signal: Option<String>,
+    /// Lines of the expected answer matched, and lines expected.
+    pub lines_matched: Option<(usize, usize)>,
+    /// Lines of the answer (counted as the expected ones are), which a
+    /// partial score counts too.
+    pub lines_found: Option<usize>,
+    /// The first difference from the expected answer.
+    pub first_difference: Option<Difference>,
+    /// The expected answer (for reports that show it), cut at
+    /// [`super::SHOWN_BYTES`].
+    #[serde(skip)]
+    pub expected: String,
+    /// The program's answer, cut at [`super::SHOWN_BYTES`].
+    #[serde(skip)]
+    pub actual: String,
+    /// The end of what the program wrote on standard error: its last
+    /// [`super::STDERR_LINES`] lines, at most [`super::STDERR_BYTES`].
+    pub stderr: String,
+    /// The lines of each that the comparison left unmatched, which the
+    /// HTML report marks.
+    #[serde(skip)]
+    pub unmatched: Unmatched,
+    /// For a `wrong` or `crashed` test, the smallest input found on which
+    /// the program fails the same way, if it is smaller than the test.
+    pub smallest_failing_input: Option<Shrunk>,
+}
+
+impl TestResult {
+    /// A test whose program never ran to an end: a failed build, a refused
+    /// submission, a sandbox that could not run it.
+    pub(super) fn not_run(test: &str, verdict: Verdict, detail: String) -> TestResult {
+        TestResult {
+            test: test.to_owned(),
+            verdict,
+            score: 0.0,
+            detail,
+            wall: 0.0,
+            cpu: 0.0,
+            exit_status: None,
+            signal: None,
+            lines_matched: None,
+            lines_found: None,
+            first_difference: None,
+            expected: String::new(),
+            actual: String::new(),
+            stderr: String::new(),
+            unmatched: Unmatched::default(),
+            smallest_failing_input: None,
+        }
+    }
+
+    /// Failed in a way shrinking keeps to: a wrong answer, or a crash with
+    /// its exit status or signal (not a sandbox's failure).
+    pub(super) fn shrinkable(&self) -> bool {
+        self.verdict == Verdict::Wrong
+            || (self.verdict == Verdict::Crashed && (self.exit_status.is_some() || self.signal.is_some()))
+    }
+
+    /// `other` failed the way this did: the same verdict, and for a crash
+    /// the same exit status or signal.
+    pub(super) fn same_failure(&self, other: &TestResult) -> bool {
+        self.verdict == other.verdict
+            && (self.verdict != Verdict::Crashed
+                || (self.exit_status, &self.signal) == (other.exit_status, &other.signal))
+    }
+}
+
+/// How one submission did.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubmissionResult {
+    /// The submission's name: its directory's.
+    pub submission: String,
+    /// How it was built and run: the language found (`C++`,
+    /// `Java (ttt.Main)`, …), `given` for `--build`/`--run`, or `unknown`.
+    pub language: String,
+    /// Out of 100.
+    pub score: f64,
+    /// Whether the build failed.
+    pub build_failed: bool,
+    /// The build's output (standard output, then standard error), if it ran.
+    pub build_log: Option<String>,
+    /// Each test, in the tests' order.
+    pub tests: Vec<TestResult>,
+}
+
+impl SubmissionResult {
+    /// How many tests had `verdict`.
+    #[must_use]
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.tests.iter().filter(|t| t.verdict == verdict).count()
+    }
+}
+
+/// What a grading produced: every submission it finished, and the ones an
+/// interruption left ungraded.
+#[derive(Clone, Debug)]
+pub struct Graded {
+    /// The submissions graded, in the order given.
+    pub results: Vec<SubmissionResult>,
+    /// The names of those not graded because the grading was stopped
+    /// ([`super::Grader::stopper`]).
+    pub not_graded: Vec<String>,
+}
