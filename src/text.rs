@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 /// The longest line a report shows, in bytes: a longer one is cut, with its
-/// length said ([`line`]).
+/// length said ([`line()`]).
 pub const LINE_BYTES: usize = 512;
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a
@@ -51,7 +51,7 @@ pub fn shown(bytes: &[u8], max: usize) -> String {
     String::from_utf8_lossy(&head[..complete(head)]).into_owned()
 }
 
-/// As [`shown`], with each line longer than [`LINE_BYTES`] cut as [`line`]
+/// As [`shown`], with each line longer than [`LINE_BYTES`] cut as [`line()`]
 /// cuts it (the lines keep their numbers).
 #[must_use]
 pub fn shown_lines(bytes: &[u8], max: usize) -> String {

@@ -126,7 +126,7 @@ pub struct Plan {
     pub build_limits: Limits,
     /// How many builds and tests run at once.
     pub jobs: usize,
-    /// Score a wrong answer by how alike it is ([`Comparison::score`]).
+    /// Score a wrong answer by how alike it is ([`crate::check::Comparison::score`]).
     pub partial: bool,
     /// How answers are compared (`check`'s comparison).
     pub check: CheckOptions,
