@@ -51,12 +51,14 @@ const HEADER_LINES: usize = 2;
 /// The outcome of comparing one transcript with the expected one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Comparison {
-    /// How many expected lines the diff matched.
+    /// How many expected lines the diff matched. Blank lines are layout,
+    /// not content: they are never counted, here or below (a difference in
+    /// them is still a difference).
     pub matched: usize,
     /// How many lines were expected (after skipping the header, if asked).
     pub expected: usize,
     /// How many lines the transcript has (counted as the expected ones are:
-    /// the header skipped if asked, blank lines at the end forgiven).
+    /// the header skipped if asked).
     pub actual: usize,
     /// The first place they differ, if they do: the first of the diff's
     /// differences that involves a non-blank line, or the first difference
@@ -124,10 +126,11 @@ impl Comparison {
 
     /// How alike the two are, from 0 to 1: the lines matched, counted on
     /// both sides, over all the lines of both, 2·matched / (expected +
-    /// actual). A line the transcript has that is not expected costs as
-    /// much as an expected line it lacks, so padding an answer with every
-    /// line a referee could write earns next to nothing. 1 only for a
-    /// match (two empty transcripts too); anything else stays below
+    /// actual), blank lines left out. A line the transcript has that is not
+    /// expected costs as much as an expected line it lacks, so padding an
+    /// answer with every line a referee could write (or with blank lines)
+    /// earns next to nothing. 1 only for a match (two empty transcripts
+    /// too); anything else is at most
     /// [`Comparison::MOST_FOR_A_DIFFERENCE`].
     #[must_use]
     pub fn score(&self) -> f64 {
@@ -210,13 +213,16 @@ fn lines(text: &[u8], options: CheckOptions, most: usize, longest: usize) -> Lin
     let kept: Vec<Line<'_>> =
         raw.by_ref().take(most).map(|(i, bytes)| Line::new(i + 1, bytes, options, longest)).collect();
     let past = raw.next().map(|(i, bytes)| Line::new(i + 1, bytes, options, longest));
-    let total = kept.len() + past.iter().count() + raw.count();
+    let said = |bytes: &[u8]| !bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    let total = kept.iter().chain(&past).filter(|l| !l.is_blank()).count()
+        + raw.filter(|(_, bytes)| said(bytes)).count();
     Lines { kept, total, past }
 }
 
 /// What [`lines`] found.
 struct Lines<'a> {
     kept: Vec<Line<'a>>,
+    /// The lines that are not blank, of all of them.
     total: usize,
     past: Option<Line<'a>>,
 }
@@ -292,7 +298,7 @@ pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Compari
     let want = lines(expected, options, usize::MAX, usize::MAX);
     let mut want = want.kept;
     if options.exact && expected == actual {
-        let expected = want.len();
+        let expected = want.iter().filter(|l| !l.is_blank()).count();
         return Comparison {
             matched: expected,
             expected,
@@ -323,8 +329,8 @@ pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Compari
     let mut explaining = None;
     let mut first = None;
     for op in &ops {
-        if let DiffOp::Equal { len, .. } = *op {
-            matched += len;
+        if let DiffOp::Equal { old_index, len, .. } = *op {
+            matched += want[old_index..old_index + len].iter().filter(|l| !l.is_blank()).count();
             continue;
         }
         let (old, new) = (op.old_range(), op.new_range());
@@ -360,7 +366,7 @@ pub fn compare(expected: &[u8], actual: &[u8], options: CheckOptions) -> Compari
     }
     Comparison {
         matched,
-        expected: want.len(),
+        expected: want.iter().filter(|l| !l.is_blank()).count(),
         actual: total,
         first_difference: explaining.or(first),
         unmatched,
@@ -381,7 +387,7 @@ mod tests {
     fn identical_transcripts_match_fully() {
         let c = tolerant(EXPECTED);
         assert!(c.matches());
-        assert_eq!((c.matched, c.expected), (9, 9));
+        assert_eq!((c.matched, c.expected), (7, 7));
         assert!(
             compare(
                 EXPECTED.as_bytes(),
@@ -411,15 +417,15 @@ mod tests {
         let d = c.first_difference.clone().unwrap();
         assert_eq!(d.expected, Some((4, "Move 1: X 5".to_owned())));
         assert_eq!(d.actual, Some((4, "Move1: X 5".to_owned())));
-        assert_eq!((c.matched, c.expected), (8, 9));
+        assert_eq!((c.matched, c.expected), (6, 7));
     }
 
     #[test]
     fn a_missing_line_shifts_only_what_follows() {
         let c = tolerant(&EXPECTED.replace("- X -\n", ""));
         assert_eq!(c.first_difference.clone().unwrap().expected.unwrap().0, 6);
-        assert_eq!((c.matched, c.expected, c.actual), (8, 9, 8));
-        assert!((c.score() - 16.0 / 17.0).abs() < 1e-9);
+        assert_eq!((c.matched, c.expected, c.actual), (6, 7, 6));
+        assert!((c.score() - 12.0 / 13.0).abs() < 1e-9);
     }
 
     #[test]
@@ -445,7 +451,7 @@ mod tests {
         assert!(!tolerant(&other).matches());
         let c = with_header(EXPECTED, &other, Header::Skip);
         assert!(c.matches());
-        assert_eq!((c.matched, c.expected), (7, 7));
+        assert_eq!((c.matched, c.expected), (5, 5));
         // Line numbers stay the files' own.
         let c = with_header(EXPECTED, &other.replace("Winner: None", "Winner: X"), Header::Skip);
         assert_eq!(c.first_difference.unwrap().expected, Some((9, "Winner: None".to_owned())));
@@ -458,7 +464,7 @@ mod tests {
         let d = c.first_difference.clone().unwrap();
         assert_eq!(d.expected, Some((1, "Programmer: Dwight Barnette".to_owned())));
         assert_eq!(d.actual, Some((1, "Programmer: Ann Lee".to_owned())));
-        assert_eq!((c.matched, c.expected), (5, 6));
+        assert_eq!((c.matched, c.expected), (3, 4));
         assert!(with_header(SEEDED, SEEDED, Header::Exact).matches());
     }
 
@@ -468,7 +474,7 @@ mod tests {
         let other = SEEDED.replace("Programmer: Dwight Barnette", "  Programmer:   Ann   Lee");
         let c = with_header(SEEDED, &other, Header::Label);
         assert!(c.matches(), "{c:?}");
-        assert_eq!((c.matched, c.expected), (6, 6));
+        assert_eq!((c.matched, c.expected), (4, 4));
         assert!(with_header(SEEDED, &SEEDED.replace("Dwight Barnette", "Ann"), Header::Label).matches());
         // Exact bytes: the label must be exact, the name may still differ.
         let exact = CheckOptions { exact: true, header: Header::Label };
@@ -483,7 +489,7 @@ mod tests {
         let d = c.first_difference.clone().unwrap();
         assert_eq!(d.expected, Some((1, "Programmer: Dwight Barnette".to_owned())));
         assert_eq!(d.actual, Some((1, "Ann Lee".to_owned())));
-        assert_eq!((c.matched, c.expected), (5, 6));
+        assert_eq!((c.matched, c.expected), (3, 4));
         let c = with_header(SEEDED, &SEEDED.replace("Programmer:", "Programmer Dwight"), Header::Label);
         assert_eq!(c.first_difference.unwrap().expected.unwrap().0, 1);
         // `CS 1044 Project 6 Spring 2002` has no `:`: it is compared whole.
@@ -516,7 +522,7 @@ mod tests {
         let d = c.first_difference.clone().unwrap();
         assert_eq!(d.expected, Some((16, "Winner: Cat".to_owned())));
         assert_eq!(d.actual, None);
-        assert_eq!((c.matched, c.expected), (11, 16));
+        assert_eq!((c.matched, c.expected), (11, 12));
         // The diff leaves unmatched the blank lines and the Winner line, and
         // nothing else.
         assert_eq!(c.unmatched.expected, [3, 5, 10, 15, 16]);
@@ -546,16 +552,30 @@ mod tests {
         let padding: String =
             EXPECTED.lines().flat_map(|l| [l, "\n", "Winner: X\nWinner: O\nWinner: Cat\n"]).collect();
         let c = tolerant(&padding);
-        assert_eq!((c.matched, c.expected, c.actual), (9, 9, 36));
-        assert!((c.score() - 18.0 / 45.0).abs() < 1e-9, "{}", c.score());
+        assert_eq!((c.matched, c.expected, c.actual), (7, 7, 34));
+        assert!((c.score() - 14.0 / 41.0).abs() < 1e-9, "{}", c.score());
         // Twice the transcript: half the lines extra.
         let c = tolerant(&EXPECTED.repeat(2));
-        assert_eq!((c.matched, c.actual), (9, 18));
+        assert_eq!((c.matched, c.actual), (7, 14));
         assert!((c.score() - 2.0 / 3.0).abs() < 1e-9);
         assert!(tolerant(EXPECTED).score() >= 1.0);
         assert!(tolerant("").score() == 0.0);
         let empty = compare(b"", b"", CheckOptions::default());
         assert!(empty.matches() && empty.score() >= 1.0);
+    }
+
+    #[test]
+    fn blank_lines_are_layout_and_score_nothing() {
+        // The header, then a blank line for every line expected: every
+        // expected blank line is matched, and none of it counts.
+        let blanks = "Programmer: A\nP\n".to_owned() + &"\n".repeat(20) + "Winner: X\n";
+        let c = tolerant(&blanks);
+        assert_eq!((c.matched, c.expected, c.actual), (2, 7, 3));
+        assert!((c.score() - 0.4).abs() < 1e-9, "{}", c.score());
+        // Missing blank lines cost nothing, but they are still a difference.
+        let c = tolerant(&EXPECTED.replace("\n\n", "\n"));
+        assert!(!c.matches());
+        assert!((c.score() - Comparison::MOST_FOR_A_DIFFERENCE).abs() < 1e-9);
     }
 
     #[test]
@@ -575,7 +595,7 @@ mod tests {
         let mut actual = EXPECTED.as_bytes().to_vec();
         actual.extend(b"a\n".repeat(15 << 19));
         let c = compare(EXPECTED.as_bytes(), &actual, CheckOptions::default());
-        assert_eq!((c.matched, c.expected, c.actual), (9, 9, 9 + (15 << 19)));
+        assert_eq!((c.matched, c.expected, c.actual), (7, 7, 7 + (15 << 19)));
         let d = c.first_difference.clone().unwrap();
         assert_eq!((d.expected, d.actual), (None, Some((10, "a".to_owned()))));
         // The lines past the part diffed are unmatched without a list.

@@ -51,15 +51,18 @@ pub fn shown(bytes: &[u8], max: usize) -> String {
     String::from_utf8_lossy(&head[..complete(head)]).into_owned()
 }
 
-/// As [`shown`], with each line longer than [`LINE_BYTES`] cut as [`line()`]
-/// cuts it (the lines keep their numbers).
+/// As [`shown`], at most `lines` lines, each longer than [`LINE_BYTES`]
+/// cut as [`line()`] cuts it (the lines keep their numbers), and a last line
+/// `… (N more lines)` where lines were left out.
 #[must_use]
-pub fn shown_lines(bytes: &[u8], max: usize) -> String {
+pub fn shown_lines(bytes: &[u8], max: usize, lines: usize) -> String {
     let text = shown(bytes, max);
-    if text.split('\n').all(|l| l.len() <= LINE_BYTES) {
-        return text;
+    let mut kept: Vec<Cow<'_, str>> = text.split('\n').take(lines).map(line).collect();
+    let total = memchr::memchr_iter(b'\n', bytes).count() + usize::from(!bytes.ends_with(b"\n"));
+    if kept.len() < text.split('\n').count() || (kept.len() == lines && total > lines) {
+        kept.push(Cow::Owned(format!("… ({} more lines)", thousands(total - lines.min(total)))));
     }
-    text.split('\n').map(line).collect::<Vec<_>>().join("\n")
+    kept.join("\n")
 }
 
 /// The length of `bytes` less an incomplete UTF-8 sequence at its end.
@@ -187,13 +190,17 @@ mod tests {
     #[test]
     fn shown_lines_are_cut_one_by_one() {
         let bytes = format!("short\n{}\nend\n", "y".repeat(1000)).into_bytes();
-        let text = shown_lines(&bytes, 1 << 16);
+        let text = shown_lines(&bytes, 1 << 16, 100);
         let lines: Vec<&str> = text.split('\n').collect();
         assert_eq!(lines.len(), 4);
         assert_eq!(lines[0], "short");
         assert!(lines[1].ends_with("… (1,000 bytes in all)"), "{}", lines[1]);
         assert_eq!(lines[2], "end");
-        assert_eq!(shown_lines(b"a\nb\n", 100), "a\nb\n");
+        assert_eq!(shown_lines(b"a\nb\n", 100, 100), "a\nb\n");
+        // Many short lines: the first few, and how many more.
+        let many = b"x\n".repeat(5000);
+        let text = shown_lines(&many, 1 << 16, 3);
+        assert_eq!(text, "x\nx\nx\n… (4,997 more lines)");
     }
 
     #[test]

@@ -45,9 +45,9 @@ adds or changes languages; --build/--run give the same commands to everyone.
 Verdicts: pass, wrong, no-output, time-limit, crashed, output-limit,
 build-failed; when several apply, time-limit wins over output-limit over
 crashed over no-output over wrong. A test scores 1 or 0 (with --partial, a
-wrong answer scores 2 x lines matched / (lines expected + lines written), so
-extra lines cost as much as missing ones, and never the whole test); a
-submission's score is out of 100.
+wrong answer scores 2 x lines matched / (lines expected + lines written),
+blank lines not counted, so extra lines cost as much as missing ones; at
+most 0.99); a submission's score is out of 100.
 
 A wrong or crashed test is shrunk: move lines are deleted (chunks, then
 pairs) and squares made smaller while the program still fails the same way
@@ -214,7 +214,8 @@ pub(super) struct PlanArgs {
     jobs: Option<u64>,
 
     /// Score a wrong answer by how alike it is instead of 0: 2 x lines
-    /// matched / (lines expected + lines written), below 1.
+    /// matched / (lines expected + lines written), blank lines not counted,
+    /// at most 0.99.
     #[arg(long)]
     partial: bool,
 

@@ -21,8 +21,8 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -182,6 +182,10 @@ pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
 
+/// The most lines of an answer reports keep to show: a page of short lines
+/// costs the HTML report far more than their bytes.
+pub const SHOWN_LINES: usize = 1000;
+
 /// The most of a build's output reports keep to show: half from its
 /// standard output, half from its standard error.
 pub const BUILD_LOG_BYTES: usize = 64 << 10;
@@ -280,9 +284,6 @@ pub struct Grader {
     protections: Protections,
     /// Faults a test injected ([`Grader::inject_faults`]).
     faults: Option<Faults>,
-    /// Held shared by every test run, and alone by the run that confirms a
-    /// `time-limit` with nothing else of the grading running.
-    gate: RwLock<()>,
 }
 
 impl Grader {
@@ -302,7 +303,7 @@ impl Grader {
         if plan.require_sandbox && !protections.complete() {
             return Err(GradeError::Unprotected(protections));
         }
-        Ok(Grader { plan, sandbox, protections, faults: None, gate: RwLock::new(()) })
+        Ok(Grader { plan, sandbox, protections, faults: None })
     }
 
     /// The plan this grades by.
@@ -438,8 +439,8 @@ impl Grader {
             .map_err(|e| Failed::step(Step::HandOver, path, area, &e))
     }
 
-    /// Removes the answer named `output` from `dir` in `area`, as
-    /// [`Step::ClearAnswers`].
+    /// Removes what is at `output` (an old answer, or whatever stands where
+    /// the test goes) in `dir` in `area`, as [`Step::ClearAnswers`].
     fn clear_answer(&self, name: &str, dir: &Path, output: &str, area: &Path) -> Result<(), Failed> {
         let path = dir.join(output);
         self.check(Step::ClearAnswers, name)
@@ -491,10 +492,12 @@ impl Grader {
             },
         };
         let language = commands.language.clone();
-        // No answer left from the author's own runs can pass for one.
-        let (_, output) = plan.io.names();
+        // No answer left from the author's own runs can pass for one, and
+        // nothing stands where the test goes (a directory of that name, say).
+        let (input, output) = plan.io.names();
         if plan.io != Io::Console {
             self.clear_answer(&name, &source, output, area)?;
+            self.clear_answer(&name, &source, input, area)?;
         }
         self.hand_over(&name, area, area)?;
 
@@ -510,6 +513,7 @@ impl Grader {
                     build_log = Some(log);
                     if plan.io != Io::Console {
                         self.clear_answer(&name, &built, output, area)?;
+                        self.clear_answer(&name, &built, input, area)?;
                     }
                     start = built;
                     self.hand_over(&name, &start, area)?;
@@ -775,21 +779,19 @@ impl Grader {
         if let Some(wall) = wall {
             job.limits.wall = job.limits.wall.min(wall);
         }
-        let result = {
-            let _shared = self.gate.read().unwrap_or_else(PoisonError::into_inner);
-            self.judge_run(test, &job)?
-        };
+        let result = self.judge_run(test, &job)?;
         if result.verdict != Verdict::TimeLimit || wall.is_some() {
             return Some(result);
         }
-        // Out of time with other runs beside it: a neighbour may have taken
-        // the time. The test runs again with nothing else of this grading
-        // running, and that run decides (a shrink's candidates, cut short
-        // on purpose, are not confirmed).
-        let _alone = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        // Out of time: the machine may have been busy. The test runs once
+        // more, by itself in a fresh run, and that run decides. Other runs go
+        // on meanwhile (holding them back would let one endless loop slow
+        // the whole class); each run's fair share of the CPU comes from its
+        // cgroup. A shrink's candidates, cut short on purpose, are not run
+        // again.
         let mut confirmed = self.judge_run(test, &job)?;
         if confirmed.verdict == Verdict::TimeLimit {
-            confirmed.detail.push_str(" (twice: the second time alone)");
+            confirmed.detail.push_str(" (twice: it was run again to confirm)");
         }
         Some(confirmed)
     }

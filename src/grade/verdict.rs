@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::{Io, Plan, SHOWN_BYTES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
+use super::{Io, Plan, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
 use crate::check::{Comparison, compare};
 use crate::sandbox::{Ending, Limits, Outcome, Run};
 use crate::text;
@@ -90,10 +90,11 @@ pub(super) fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
     }
 }
 
-/// Bytes to show: at most [`SHOWN_BYTES`], as text, each line longer than
-/// [`text::LINE_BYTES`] cut with its length said.
+/// Bytes to show: at most [`SHOWN_BYTES`] and [`SHOWN_LINES`] lines, as
+/// text, each line longer than [`text::LINE_BYTES`] cut with its length
+/// said.
 pub(super) fn shown(bytes: &[u8]) -> String {
-    text::shown_lines(bytes, SHOWN_BYTES)
+    text::shown_lines(bytes, SHOWN_BYTES, SHOWN_LINES)
 }
 
 /// The end of a program's standard error: its last [`STDERR_LINES`] lines,
@@ -305,9 +306,9 @@ mod tests {
                 "a wrong answer",
                 run(Ending::Exited(0), Ok(&wrong)),
                 Verdict::Wrong,
-                "the first difference: expected line 9, found line 9; 8 of 9 lines match, 9 written",
+                "the first difference: expected line 9, found line 9; 6 of 7 lines match, 7 written",
             ),
-            ("the right answer", run(Ending::Exited(0), Ok(EXPECTED)), Verdict::Pass, "all 9 lines match"),
+            ("the right answer", run(Ending::Exited(0), Ok(EXPECTED)), Verdict::Pass, "all 7 lines match"),
         ];
         for (case, ran, verdict, detail) in cases {
             let result = judge(&test(), &ran, &plan(files(), false));
@@ -322,8 +323,8 @@ mod tests {
         let wrong = EXPECTED.replace("Winner: None", "Winner: X");
         let result = judge(&test(), &run(Ending::Exited(0), Ok(&wrong)), &plan(files(), true));
         assert_eq!(result.verdict, Verdict::Wrong);
-        assert!((result.score - 16.0 / 18.0).abs() < 1e-9, "{}", result.score);
-        assert_eq!((result.lines_matched, result.lines_found), (Some((8, 9)), Some(9)));
+        assert!((result.score - 12.0 / 14.0).abs() < 1e-9, "{}", result.score);
+        assert_eq!((result.lines_matched, result.lines_found), (Some((6, 7)), Some(7)));
         // A crash scores nothing, however right its answer.
         let crashed = judge(&test(), &run(Ending::Exited(1), Ok(EXPECTED)), &plan(files(), true));
         assert!(crashed.score.abs() < f64::EPSILON);

@@ -141,6 +141,12 @@ fn padding_an_answer_earns_next_to_nothing() {
     let score = graded.submission(1)["score"].as_f64().unwrap();
     assert!(score < 20.0, "{}", graded.shown(1));
 
+    // Blank lines are layout: a page of them earns nothing either.
+    let blanks = class.submission("blank", "grader-attacks/blank-padding");
+    let graded = class.grade(&[&blanks], &["--partial", "--no-shrink"]);
+    let score = graded.submission(0)["score"].as_f64().unwrap();
+    assert!(score < 20.0, "{}", graded.shown(0));
+
     // Gradescope's points say the same.
     let results = class.path().join("gradescope.json");
     let alone =
@@ -219,7 +225,8 @@ fn a_build_that_leaves_a_tree_past_path_max_fails_nobody_else() {
 
 /// A 15 MiB answer of one-character lines, two at once (`--jobs 2`): the
 /// grader peaked at 2,750 MiB comparing them. Now it stays well under
-/// 1 GB, and the verdict and first difference are what they were.
+/// 1 GB, the verdict and first difference are what they were, and the
+/// reports stay small.
 #[test]
 fn a_huge_answer_of_short_lines_costs_the_grader_little() {
     let class = Class::new(4);
@@ -234,6 +241,19 @@ fn a_huge_answer_of_short_lines_costs_the_grader_little() {
         assert_eq!(test["lines_found"], 15 << 19, "{test}");
     }
     assert!(peak < 1 << 30, "the grader peaked at {} MiB", peak >> 20);
+    // Shown as at most 1,000 lines a test: a page of short lines costs the
+    // HTML far more than their bytes (it was 15 MB for 2.5 million lines).
+    report_sizes_under(&graded.report, &[], 2 << 20);
+}
+
+/// Every file of the report in `dir`, and `more`, is under `most` bytes.
+fn report_sizes_under(dir: &Path, more: &[PathBuf], most: u64) {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.extend(more.iter().cloned());
+    for file in files {
+        let size = fs::metadata(&file).unwrap().len();
+        assert!(size < most, "{} is {size} bytes", file.display());
+    }
 }
 
 /// One 6 MiB answer line on every test: results.json, junit.xml and
@@ -249,10 +269,5 @@ fn one_huge_answer_line_keeps_every_report_small() {
     graded.all(0, "wrong");
     let shown = graded.test(0, 0)["first_difference"]["actual"][1].as_str().unwrap().to_owned();
     assert!(shown.ends_with("… (6,291,456 bytes in all)"), "{}", &shown[shown.len() - 60..]);
-    let mut files: Vec<PathBuf> = fs::read_dir(&graded.report).unwrap().map(|e| e.unwrap().path()).collect();
-    files.push(gradescope);
-    for file in files {
-        let size = fs::metadata(&file).unwrap().len();
-        assert!(size < 2 << 20, "{} is {size} bytes", file.display());
-    }
+    report_sizes_under(&graded.report, &[gradescope], 2 << 20);
 }

@@ -131,7 +131,7 @@ fn check_accepts_the_referees_own_transcript() {
     assert_eq!(code, 0);
     assert_eq!(
         text,
-        "fixtures/TTTgame.txt: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines, 51 found (100.0%)\n"
+        "fixtures/TTTgame.txt: matches the referee's transcript of fixtures/TTTmoves.txt: 40/40 lines, 40 found (100.0%)\n"
     );
 }
 
@@ -154,16 +154,15 @@ fn check_reports_the_first_real_difference_and_a_score() {
     let wrong = dir.path().join("wrong.txt");
     let text = fs::read_to_string(root().join("fixtures/TTTgame.txt")).unwrap();
     // A student who prints the board after move 2 wrongly and forgets the
-    // last line. Of the 51 expected lines, 48 match: the wrong row, the
-    // missing `Winner:` line, and the blank line before it, which now ends the
-    // file and is forgiven as a trailing blank line, do not.
+    // last line. Of the 40 expected lines that are not blank, 38 match: the
+    // wrong row and the missing `Winner:` line do not; the answer has 39.
     fs::write(&wrong, text.replacen("- - O", "- - X", 1).replace("Winner: Cat\n", "")).unwrap();
     let (code, out) = check(&["fixtures/TTTmoves.txt", wrong.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(
         out,
         format!(
-            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 48/51 lines, 49 found (96.0%)\n",
+            "{}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 14: - - O\n  found    line 14: - - X\nscore: 38/40 lines, 39 found (96.2%)\n",
             wrong.display()
         )
     );
@@ -198,7 +197,7 @@ fn check_header_label_needs_only_the_labels() {
         (
             0,
             format!(
-                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 51/51 lines, 51 found (100.0%)\n"
+                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 40/40 lines, 40 found (100.0%)\n"
             )
         )
     );
@@ -211,7 +210,7 @@ fn check_header_label_needs_only_the_labels() {
         (
             1,
             format!(
-                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 50/51 lines, 51 found (98.0%)\n"
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 39/40 lines, 40 found (97.5%)\n"
             )
         )
     );
@@ -228,7 +227,7 @@ fn check_header_skip_and_its_alias_leave_the_header_out() {
         (
             0,
             format!(
-                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 49/49 lines, 49 found (100.0%)\n"
+                "{path}: matches the referee's transcript of fixtures/TTTmoves.txt: 38/38 lines, 38 found (100.0%)\n"
             )
         )
     );
@@ -267,7 +266,7 @@ fn check_points_past_missing_blank_lines_to_the_missing_winner() {
         (
             1,
             format!(
-                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 51: Winner: Cat\n  found    (end of file)\nscore: 39/51 lines, 39 found (86.7%)\n"
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 51: Winner: Cat\n  found    (end of file)\nscore: 39/40 lines, 39 found (98.7%)\n"
             )
         )
     );
@@ -343,18 +342,22 @@ fn check_a_directory_prints_one_row_per_file() {
         assert_eq!(out.status.code(), Some(2), "a malformed move file is an error");
         String::from_utf8(out.stdout).unwrap()
     };
-    let n = fs::read_to_string(root().join("fixtures/classic/x-wins-row.expected")).unwrap().lines().count();
+    let expected = fs::read_to_string(root().join("fixtures/classic/x-wins-row.expected")).unwrap();
+    // The last line's number, and the lines that are not blank (blank lines
+    // are layout: not counted).
+    let n = expected.lines().count();
+    let said = expected.lines().filter(|l| !l.trim().is_empty()).count();
     let malformed = dir.path().join("moves/d-malformed.txt");
     assert_eq!(
         run("csv"),
         format!(
             "file,status,matched,expected,score,expected_line,found_line,error\n\
-             a-good.txt,match,{n},{n},1.0000,,,\n\
-             b-wrong.txt,differ,{},{n},{:.4},{n},{n},\n\
-             c-missing.txt,missing,0,{n},0.0000,1,,\n\
+             a-good.txt,match,{said},{said},1.0000,,,\n\
+             b-wrong.txt,differ,{},{said},{:.4},{n},{n},\n\
+             c-missing.txt,missing,0,{said},0.0000,1,,\n\
              d-malformed.txt,error,,,,,,\"{}:1: the file is empty; expected a title line, then a players line such as `X: Ann Lee O: Bo Chan`\"\n",
-            n - 1,
-            f64::from(u32::try_from(n - 1).unwrap()) / f64::from(u32::try_from(n).unwrap()),
+            said - 1,
+            f64::from(u32::try_from(said - 1).unwrap()) / f64::from(u32::try_from(said).unwrap()),
             malformed.display()
         )
     );
@@ -389,7 +392,7 @@ fn check_csv_quotes_and_escapes_file_names() {
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "file,status,matched,expected,score,expected_line,found_line,error\n\
-         \"a, \"\"b\"\"\\u{1b}.txt\",match,51,51,1.0000,,,\n"
+         \"a, \"\"b\"\"\\u{1b}.txt\",match,40,40,1.0000,,,\n"
     );
 }
 
