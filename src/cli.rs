@@ -345,6 +345,18 @@ enum CliError {
     /// No directory among the submissions.
     #[error("no submissions to grade: expected one directory per student")]
     NoSubmissions,
+    /// Two submissions have the same name: no report could tell them apart.
+    #[error(
+        "two submissions are named `{name}` ({first} and {second}): reports name a submission by its directory, so each must have a name of its own"
+    )]
+    SameName {
+        /// The name they share.
+        name: String,
+        /// The first submission so named (made inert).
+        first: String,
+        /// Another (made inert).
+        second: String,
+    },
     /// The grader cannot start (the sandbox, `--run`, `--require-sandbox`).
     #[error(transparent)]
     Grade(GradeError),

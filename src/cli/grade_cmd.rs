@@ -441,6 +441,17 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     if submissions.is_empty() {
         return Err(CliError::NoSubmissions);
     }
+    let mut named: std::collections::HashMap<String, &PathBuf> = std::collections::HashMap::new();
+    for submission in &submissions {
+        let name = grade::submission_name(submission);
+        if let Some(first) = named.insert(name.clone(), submission) {
+            return Err(CliError::SameName {
+                name: report::inert(&name).into_owned(),
+                first: report::inert(&first.display().to_string()).into_owned(),
+                second: report::inert(&submission.display().to_string()).into_owned(),
+            });
+        }
+    }
     let plan = args.plan.plan()?;
     let tests = plan.test_names();
     let limits = plan.limits;

@@ -574,7 +574,8 @@ impl Grader {
                 if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
                     (true, log)
                 } else {
-                    let why = run.answer.err().map(|e| format!(" ({e})")).unwrap_or_default();
+                    let why =
+                        run.answer.err().map(|e| format!(" ({})", text::cut(&e, 1000))).unwrap_or_default();
                     let _ = write!(
                         log,
                         "\n[the build {}{why}]\n",

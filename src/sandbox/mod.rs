@@ -669,6 +669,11 @@ impl Sandbox {
             }
             (Collect::File(_), Err(why)) if !why.is_empty() => Err(why),
             (Collect::File(name), Err(_)) => Err(format!("it wrote no {name}")),
+            // A tree that could not be copied out whole (too deep, too
+            // many files) is no build: what was copied is left behind.
+            (Collect::Tree(_), Err(why)) if !why.is_empty() => {
+                Err(format!("its files could not be kept: {why}"))
+            }
             (Collect::Tree(to), _) => {
                 if ended {
                     fs::rename(out.join("tree"), to).map_err(start)?;

@@ -223,6 +223,51 @@ fn a_build_that_leaves_a_tree_past_path_max_fails_nobody_else() {
     honest_passed(&graded, 1);
 }
 
+/// Two submissions of the same name (from different folders) were both
+/// graded and reported under one name: the gradebook could not tell them
+/// apart, and report.html's links led to the first. The grading is refused
+/// before anything runs, naming both.
+#[test]
+fn two_submissions_of_one_name_are_refused_before_grading() {
+    let class = Class::new(1);
+    let first = class.honest();
+    let second = class.path().join("elsewhere").join("ada");
+    fs::create_dir_all(&second).unwrap();
+    fs::copy(first.join("ttt.c"), second.join("ttt.c")).unwrap();
+    let graded = class.grade(&[&first, &second], &[]);
+    assert_eq!(graded.status, Some(2));
+    assert_eq!(
+        graded.stderr,
+        format!(
+            "ttt-referee: two submissions are named `ada` ({} and {}): reports name a submission by its directory, \
+             so each must have a name of its own\n",
+            first.display(),
+            second.display()
+        )
+    );
+    assert!(!graded.report.exists(), "a report was written");
+}
+
+/// A build whose output is deeper than a build's may go (64 directories):
+/// its copy out stopped there, the grader kept the part copied (without the
+/// program), and every test `crashed` for a reason that blamed the student's
+/// program. Now the build fails, saying why, and the others are graded.
+#[test]
+fn a_build_too_deep_to_keep_fails_saying_why() {
+    let class = Class::new(2);
+    let honest = class.honest();
+    let deep = class.submission("too-deep", "grader-attacks/too-deep-build");
+    let graded = class.grade(&[&deep, &honest], &["--no-shrink"]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    graded.all(0, "build-failed");
+    honest_passed(&graded, 1);
+    let log = graded.submission(0)["build_log"].as_str().unwrap();
+    assert!(
+        log.contains("its files could not be kept: ") && log.contains("is more than 64 directories deep"),
+        "{log}"
+    );
+}
+
 /// A 15 MiB answer of one-character lines, two at once (`--jobs 2`): the
 /// grader peaked at 2,750 MiB comparing them. Now it stays well under
 /// 1 GB, the verdict and first difference are what they were, and the
