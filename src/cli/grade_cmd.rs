@@ -441,17 +441,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     if submissions.is_empty() {
         return Err(CliError::NoSubmissions);
     }
-    let mut named: std::collections::HashMap<String, &PathBuf> = std::collections::HashMap::new();
-    for submission in &submissions {
-        let name = grade::submission_name(submission);
-        if let Some(first) = named.insert(name.clone(), submission) {
-            return Err(CliError::SameName {
-                name: report::inert(&name).into_owned(),
-                first: report::inert(&first.display().to_string()).into_owned(),
-                second: report::inert(&submission.display().to_string()).into_owned(),
-            });
-        }
-    }
+    distinct_names(&submissions)?;
     let plan = args.plan.plan()?;
     let tests = plan.test_names();
     let limits = plan.limits;
@@ -512,6 +502,22 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(if results.iter().all(all_passed) { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+}
+
+/// Every submission has a name of its own: reports name them by it.
+fn distinct_names(submissions: &[PathBuf]) -> Result<(), CliError> {
+    let mut seen: std::collections::HashMap<String, &PathBuf> = std::collections::HashMap::new();
+    for submission in submissions {
+        let name = grade::submission_name(submission);
+        if let Some(first) = seen.insert(name.clone(), submission) {
+            return Err(CliError::SameName {
+                name: report::inert(&name).into_owned(),
+                first: report::inert(&first.display().to_string()).into_owned(),
+                second: report::inert(&submission.display().to_string()).into_owned(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn all_passed(result: &SubmissionResult) -> bool {
