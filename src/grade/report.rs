@@ -311,11 +311,12 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                         details open[r.build_failed] { summary { "build log" } pre { (log) } }
                     }
                     table {
-                        thead { tr { th { "test" } th { "verdict" } th { "detail" } th { "time (s)" } } }
+                        thead { tr { th { "test" } th { "verdict" } th { "score" } th { "detail" } th { "time (s)" } } }
                         tbody {
                             @for t in &r.tests {
                                 tr {
                                     td { (t.test) } td { (verdict_badge(t.verdict)) }
+                                    td.num { (score(t.score)) }
                                     td { (t.detail)
                                         @if !t.stderr.is_empty() {
                                             details { summary { "standard error" } pre { (t.stderr) } }
