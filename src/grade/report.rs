@@ -108,7 +108,11 @@ pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write)
 }
 
 /// `results.json`: every submission and test (FORMAT.md has the schema).
-pub fn json(results: &[SubmissionResult], limits: &super::Limits, out: &mut impl Write) -> io::Result<()> {
+pub fn json(
+    results: &[SubmissionResult],
+    limits: &crate::sandbox::Limits,
+    out: &mut impl Write,
+) -> io::Result<()> {
     #[derive(Serialize)]
     struct Document<'a> {
         version: u32,

@@ -10,6 +10,19 @@ use serde::Serialize;
 use super::shrink::Shrunk;
 use crate::check::{Difference, Unmatched};
 
+/// The most of an answer reports keep to show.
+pub const SHOWN_BYTES: usize = 64 << 10;
+
+/// The most lines of an answer reports keep to show: a page of short lines
+/// costs the HTML report far more than their bytes.
+pub const SHOWN_LINES: usize = 1000;
+
+/// The most lines of a failing program's standard error kept to show.
+pub const STDERR_LINES: usize = 20;
+
+/// The most bytes of a failing program's standard error kept to show.
+pub const STDERR_BYTES: usize = 4 << 10;
+
 /// The verdict on one test. When several apply, the earliest here wins
 /// (after `BuildFailed`, which leaves nothing to run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

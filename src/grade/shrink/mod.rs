@@ -12,6 +12,8 @@
 //! This module knows nothing of programs or sandboxes: [`search`] asks an
 //! oracle about each candidate, and the grader answers by running it.
 
+mod driver;
+
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;

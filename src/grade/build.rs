@@ -1,0 +1,64 @@
+//! The one build of a submission (or of a harness beside it), in the
+//! sandbox: the built tree and its log, or the log of a build that failed.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::grader::Grader;
+use super::verdict::describe_ending;
+use crate::sandbox::{Collect, Ending, Job, SandboxError};
+use crate::text;
+
+/// The most of a build's output reports keep to show: half from its
+/// standard output, half from its standard error.
+pub const BUILD_LOG_BYTES: usize = 64 << 10;
+
+impl Grader {
+    /// Builds the submission copied to `source` (in `area`) with `command`:
+    /// the build's directory and its log, or the log of a build that failed;
+    /// `None` if the grading was interrupted.
+    pub(in crate::grade) fn build(
+        &self,
+        area: &Path,
+        source: PathBuf,
+        command: &str,
+    ) -> Option<Result<(PathBuf, String), String>> {
+        let plan = &self.plan;
+        let built = area.join("built");
+        let job = Job {
+            argv: vec!["/bin/sh".to_owned(), "-c".to_owned(), command.to_owned()],
+            start: Some(source),
+            files: Vec::new(),
+            stdin: None,
+            collect: Collect::Tree(built.clone()),
+            limits: plan.build_limits,
+            env: Vec::new(),
+        };
+        let (ok, log) = match self.sandbox.run(&job) {
+            Ok(run) => {
+                // Each stream's start, cut on a character's boundary: what a
+                // compiler says first is what matters.
+                let mut log = text::shown(&run.stdout, BUILD_LOG_BYTES / 2);
+                log.push_str(&text::shown(&run.stderr, BUILD_LOG_BYTES / 2));
+                if run.outcome.ending == Ending::Exited(0) && run.answer.is_ok() {
+                    (true, log)
+                } else {
+                    let why =
+                        run.answer.err().map(|e| format!(" ({})", text::cut(&e, 1000))).unwrap_or_default();
+                    let _ = write!(
+                        log,
+                        "\n[the build {}{why}]\n",
+                        describe_ending(&run.outcome, &plan.build_limits)
+                    );
+                    (false, log)
+                }
+            }
+            Err(SandboxError::Interrupted) => return None,
+            Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
+        };
+        if !ok {
+            return Some(Err(log));
+        }
+        Some(Ok((built, log)))
+    }
+}

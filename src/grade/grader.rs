@@ -1,0 +1,320 @@
+//! The grader: a [`Grader`] made from a [`Plan`] and a probed sandbox
+//! grades each submission in turn — its [`intake`](super::intake), its
+//! [`build`](super::build), its tests ([`run`](super::run)) or its
+//! functions ([`calls`](super::calls)) — and stops at a submission's
+//! boundary whatever goes wrong inside it.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use rayon::prelude::*;
+
+use super::intake::{Failed, Faults, Step};
+use super::language::Commands;
+use super::plan::{Io, Plan, Programs};
+use super::result::{Graded, SubmissionResult, TestResult, Verdict};
+use crate::sandbox::{self, Protections, Sandbox, SandboxError, copy};
+use crate::text;
+
+/// Why grading could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum GradeError {
+    /// The sandbox's scratch directory could not be made.
+    #[error("cannot set up the sandbox's scratch directory: {0}")]
+    Scratch(io::Error),
+    /// The rayon pool that runs builds and tests could not be started.
+    #[error("cannot start {jobs} worker threads: {source}")]
+    Threads {
+        /// How many were asked for.
+        jobs: usize,
+        /// Why not.
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// The given run command is not a command line.
+    #[error("--run `{0}` is not a command line: {1}")]
+    Command(String, String),
+    /// The sandbox cannot run anything here.
+    #[error("the sandbox does not work here: {0}")]
+    Sandbox(SandboxError),
+    /// The plan requires every protection and some are missing.
+    #[error("--require-sandbox: some protections are not in force on this machine:\n{0}")]
+    Unprotected(Protections),
+}
+
+/// A grading ready to run: a [`Plan`], and a sandbox that was probed and
+/// gives what the plan requires.
+pub struct Grader {
+    pub(in crate::grade) plan: Plan,
+    pub(in crate::grade) sandbox: Sandbox,
+    pub(in crate::grade) protections: Protections,
+    /// Faults a test injected ([`Grader::inject_faults`]).
+    pub(in crate::grade) faults: Option<Faults>,
+}
+
+impl Grader {
+    /// Sets up the sandbox for `plan` and checks what it protects.
+    pub fn new(plan: Plan) -> Result<Grader, GradeError> {
+        let sandbox = Sandbox::new().map_err(GradeError::Scratch)?;
+        Grader::with_sandbox(plan, sandbox)
+    }
+
+    /// As [`Grader::new`], with a sandbox made by the caller.
+    pub fn with_sandbox(plan: Plan, sandbox: Sandbox) -> Result<Grader, GradeError> {
+        if let Programs::Given { run, .. } = &plan.programs {
+            // Split once, so a bad command line is an error before anything runs.
+            shell_words::split(run).map_err(|e| GradeError::Command(run.clone(), e.to_string()))?;
+        }
+        let protections = sandbox.probe(plan.limits).map_err(GradeError::Sandbox)?;
+        if plan.require_sandbox && !protections.complete() {
+            return Err(GradeError::Unprotected(protections));
+        }
+        Ok(Grader { plan, sandbox, protections, faults: None })
+    }
+
+    /// The plan this grades by.
+    #[must_use]
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// What the sandbox protects on this machine.
+    #[must_use]
+    pub fn protections(&self) -> &Protections {
+        &self.protections
+    }
+
+    /// Set it to stop the grading: the runs under way are killed, and the
+    /// submissions not finished are reported as not graded.
+    #[must_use]
+    pub fn stopper(&self) -> Arc<AtomicBool> {
+        self.sandbox.stopper()
+    }
+
+    /// Grades every submission on every test, `jobs` builds and runs at a
+    /// time. `progress` is called after each test (and each test a failed
+    /// build leaves unrun).
+    ///
+    /// Nothing in one submission stops the others: every step the grader
+    /// takes with a submission's files fails that submission alone (every
+    /// test `build-failed`, with the reason), and so does a panic in the
+    /// grader while it grades one, caught at the submission's boundary as a
+    /// last wall and reported as an internal error.
+    pub fn grade(&self, submissions: &[PathBuf], progress: &(dyn Fn() + Sync)) -> Result<Graded, GradeError> {
+        let jobs = self.plan.jobs.max(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|source| GradeError::Threads { jobs, source })?;
+        let outcomes: Vec<Option<SubmissionResult>> = pool.install(|| {
+            submissions
+                .par_iter()
+                .enumerate()
+                .map(|(index, submission)| {
+                    let name = submission_name(submission);
+                    let area = self.sandbox.scratch().join(format!("submission-{index}"));
+                    let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.grade_one(submission, &name, &area, progress)
+                    }));
+                    let result = match graded {
+                        Ok(Ok(result)) => result,
+                        Ok(Err(Failed(why))) => Some(self.not_run(
+                            name.clone(),
+                            "unknown".to_owned(),
+                            why.clone(),
+                            &why,
+                            progress,
+                        )),
+                        Err(panic) => {
+                            let why = internal_error(&*panic);
+                            Some(self.not_run(
+                                name.clone(),
+                                "unknown".to_owned(),
+                                why.clone(),
+                                &why,
+                                progress,
+                            ))
+                        }
+                    };
+                    // What cannot be removed now goes with the scratch
+                    // directory when the grading ends.
+                    if self.check(Step::CleanUp, &name).is_ok() {
+                        sandbox::remove_all(&area);
+                    }
+                    result
+                })
+                .collect()
+        });
+        let mut graded = Graded { results: Vec::new(), not_graded: Vec::new() };
+        for (submission, outcome) in submissions.iter().zip(outcomes) {
+            match outcome {
+                Some(result) => graded.results.push(result),
+                None => graded.not_graded.push(submission_name(submission)),
+            }
+        }
+        Ok(graded)
+    }
+
+    /// Every test failed the same way before anything ran (a refused copy, a
+    /// failed build).
+    pub(in crate::grade) fn not_run(
+        &self,
+        name: String,
+        language: String,
+        log: String,
+        detail: &str,
+        progress: &(dyn Fn() + Sync),
+    ) -> SubmissionResult {
+        let tests = self
+            .plan
+            .test_names()
+            .iter()
+            .map(|test| {
+                progress();
+                TestResult::not_run(test, Verdict::BuildFailed, detail.to_owned())
+            })
+            .collect();
+        SubmissionResult {
+            submission: name,
+            language,
+            score: 0.0,
+            build_failed: true,
+            build_log: Some(log),
+            tests,
+        }
+    }
+
+    pub(in crate::grade) fn grade_one(
+        &self,
+        submission: &Path,
+        name: &str,
+        area: &Path,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Option<SubmissionResult>, Failed> {
+        let plan = &self.plan;
+        let source = area.join("source");
+        self.check(Step::Copy, name)
+            .and_then(|()| fs::create_dir_all(&source))
+            .map_err(|e| Failed::step(Step::Copy, &source, area, &e))?;
+        // A root grader copies only what the submission's owner owns: no file
+        // of anyone else's can be linked into it.
+        let owner = self.sandbox.run_user().and_then(|_| fs::metadata(submission).ok()).map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.uid()
+        });
+        if let Err(e) = copy::copy_tree(submission, &source, plan.copy_caps, owner) {
+            let why = format!("the submission was refused: {e}");
+            return Ok(Some(self.not_run(
+                name.to_owned(),
+                "unknown".to_owned(),
+                why.clone(),
+                &why,
+                progress,
+            )));
+        }
+        if let Some(api) = plan.api {
+            return self.grade_api(name, &source, area, api, progress);
+        }
+        let name = name.to_owned();
+        let commands = match &plan.programs {
+            Programs::Given { build, run } => {
+                Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
+            }
+            Programs::Detected(languages) => match languages.detect(&source, plan.limits.memory) {
+                Ok(commands) => commands,
+                Err(why) => {
+                    return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+                }
+            },
+        };
+        let language = commands.language.clone();
+        // No answer left from the author's own runs can pass for one, and
+        // nothing stands where the test goes (a directory of that name, say).
+        let (input, output) = plan.io.names();
+        if plan.io != Io::Console {
+            self.clear_answer(&name, &source, output, area)?;
+            self.clear_answer(&name, &source, input, area)?;
+        }
+        self.hand_over(&name, area, area)?;
+
+        let mut start = source.clone();
+        let mut build_log = None;
+        if let Some(command) = &commands.build {
+            match self.build(area, source, command) {
+                None => return Ok(None),
+                Some(Err(log)) => {
+                    return Ok(Some(self.not_run(name, language, log, "the build failed", progress)));
+                }
+                Some(Ok((built, log))) => {
+                    build_log = Some(log);
+                    if plan.io != Io::Console {
+                        self.clear_answer(&name, &built, output, area)?;
+                        self.clear_answer(&name, &built, input, area)?;
+                    }
+                    start = built;
+                    self.hand_over(&name, &start, area)?;
+                }
+            }
+        }
+
+        // Collecting into an Option stops handing out tests once one was
+        // interrupted.
+        let Some(tests): Option<Vec<TestResult>> = plan
+            .tests
+            .par_iter()
+            .map(|test| {
+                let result = self.grade_test(&start, &commands.run, test);
+                progress();
+                result
+            })
+            .collect()
+        else {
+            return Ok(None);
+        };
+        Ok(Some(SubmissionResult {
+            submission: name,
+            language,
+            score: mean_score(&tests),
+            build_failed: false,
+            build_log,
+            tests,
+        }))
+    }
+}
+
+/// A submission's score out of 100: its tests' mean.
+pub(in crate::grade) fn mean_score(tests: &[TestResult]) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
+    if tests.is_empty() {
+        0.0
+    } else {
+        100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
+    }
+}
+
+/// What a submission's reports say of a panic in the grader while it graded
+/// that submission.
+fn internal_error(panic: &(dyn std::any::Any + Send)) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    format!(
+        "internal error: the grader failed on this submission ({}); the others were graded. \
+         This is a bug in ttt-referee: please report it with this message.",
+        text::cut(&message, 1000)
+    )
+}
+
+/// A submission's name: its directory's last component (the real one for
+/// `.` or a path ending in `/`).
+#[must_use]
+pub fn submission_name(path: &Path) -> String {
+    let named = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    named(path)
+        .or_else(|| fs::canonicalize(path).ok().as_deref().and_then(named))
+        .unwrap_or_else(|| path.display().to_string())
+}

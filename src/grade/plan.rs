@@ -1,0 +1,153 @@
+//! The plan of a grading: the tests, how submissions are built and run,
+//! how they read and write, the limits, and what the sandbox must give
+//! ([`Plan`]); the defaults of each.
+
+use std::time::Duration;
+
+use super::api::{Api, CaseOptions};
+use super::language::Languages;
+use super::shrink::Budget;
+use super::suite::{Expected, Test};
+use crate::check::CheckOptions;
+use crate::sandbox::{Limits, copy};
+
+/// How a program receives its test and gives its answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Io {
+    /// CS 1044's convention: the test is `input` in the working directory,
+    /// and the program writes `output` there.
+    Files {
+        /// The move file's name in the run directory.
+        input: String,
+        /// The transcript's name in the run directory.
+        output: String,
+    },
+    /// The test is `TTTmoves.txt` and standard input; the answer is
+    /// standard output.
+    Stdout,
+    /// `{moves}` and `{out}` in the run command are the test's and the
+    /// answer's paths.
+    Args,
+    /// A console program: the script is its standard input, the answer its
+    /// standard output.
+    Console,
+}
+
+impl Io {
+    /// The test's and the answer's names in the run directory.
+    pub(in crate::grade) fn names(&self) -> (&str, &str) {
+        match self {
+            Io::Files { input, output } => (input, output),
+            _ => (DEFAULT_INPUT, DEFAULT_OUTPUT),
+        }
+    }
+}
+
+/// How each submission's build and run commands are found.
+#[derive(Clone, Debug)]
+pub enum Programs {
+    /// The same commands for everyone (`--build`, `--run`).
+    Given {
+        /// A shell command run once in each submission's copy.
+        build: Option<String>,
+        /// The program's command line, split into words as a shell would.
+        run: String,
+    },
+    /// Found for each submission from its files.
+    Detected(Languages),
+}
+
+/// The limits of each test run unless the plan says otherwise: 2 s of wall
+/// and CPU time, 512 MB, 16 MB written, 64 processes, 256 open files each
+/// (a JVM with its jars needs well under that).
+pub const TEST_LIMITS: Limits = Limits {
+    wall: Duration::from_secs(2),
+    cpu: Duration::from_secs(2),
+    memory: 512 << 20,
+    output: 16 << 20,
+    processes: 64,
+    open_files: 256,
+};
+
+/// The limits of a build, given a test's: two minutes, and at least 4 GB,
+/// 256 MB written, 64 processes and 1024 open files each (compilers and
+/// build tools need more than programs).
+#[must_use]
+pub fn build_limits(test: &Limits) -> Limits {
+    Limits {
+        wall: Duration::from_mins(2),
+        cpu: Duration::from_mins(2),
+        memory: test.memory.max(4 << 30),
+        output: test.output.max(256 << 20),
+        processes: test.processes.max(64),
+        open_files: test.open_files.max(1024),
+    }
+}
+
+/// Everything that says how to grade.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The tests, in the order reports list them.
+    pub tests: Vec<Test>,
+    /// How submissions are built and run.
+    pub programs: Programs,
+    /// How they read and write.
+    pub io: Io,
+    /// Limits for each test run.
+    pub limits: Limits,
+    /// Limits for each build.
+    pub build_limits: Limits,
+    /// How many builds and tests run at once.
+    pub jobs: usize,
+    /// Score a wrong answer by how alike it is ([`crate::check::Comparison::score`]).
+    pub partial: bool,
+    /// How answers are compared (`check`'s comparison).
+    pub check: CheckOptions,
+    /// The most a submission may hold to be copied and graded.
+    pub copy_caps: copy::Caps,
+    /// Refuse to grade unless every protection is in force.
+    pub require_sandbox: bool,
+    /// How the tests' expected answers were made: a shrunk input's is made
+    /// the same way.
+    pub expected: Expected,
+    /// Shrink each `wrong` or `crashed` test's input within this budget
+    /// (`None`: do not); with `api`, look for smaller failing calls.
+    pub shrink: Option<Budget>,
+    /// Grade an assignment's functions one by one instead of whole programs
+    /// on `tests` (`limits.wall` is then the limit per call).
+    pub api: Option<ApiPlan>,
+}
+
+/// Function-level grading: which assignment, and its cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApiPlan {
+    /// The assignment whose functions are graded.
+    pub api: Api,
+    /// How many random cases per function, from which seed.
+    pub cases: CaseOptions,
+}
+
+/// The limits of one run of a function-level harness (many calls), given
+/// the limit per call: at least 20 s (ten calls' worth) and 64 MB written.
+#[must_use]
+pub fn harness_limits(test: &Limits) -> Limits {
+    let wall = (test.wall * 10).max(Duration::from_secs(20));
+    Limits { wall, cpu: wall, output: test.output.max(64 << 20), ..*test }
+}
+
+impl Plan {
+    /// The name of every test of a submission, in report order: the test
+    /// files, or with `api` the functions.
+    #[must_use]
+    pub fn test_names(&self) -> Vec<String> {
+        match &self.api {
+            Some(api) => api.api.functions(),
+            None => self.tests.iter().map(|t| t.name.clone()).collect(),
+        }
+    }
+}
+
+/// The test's name in the run directory unless `--input-name` says otherwise.
+pub const DEFAULT_INPUT: &str = "TTTmoves.txt";
+/// The answer's name in the run directory unless `--output-name` says otherwise.
+pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";

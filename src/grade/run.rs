@@ -1,0 +1,107 @@
+//! One test in the sandbox: the job that runs it in a fresh copy of the
+//! build, the sandbox's failures mapped to verdicts, a `time-limit`
+//! confirmed by a second run, and a failing test shrunk.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::grader::Grader;
+use super::plan::Io;
+use super::result::{TestResult, Verdict};
+use super::suite::Test;
+use super::verdict::judge;
+use crate::sandbox::{Collect, Job, SandboxError};
+
+impl Grader {
+    /// Runs `test`, and shrinks it if it failed in a way that can be (and
+    /// the plan says to); `None` if the grading was interrupted.
+    pub(in crate::grade) fn grade_test(&self, start: &Path, run: &str, test: &Test) -> Option<TestResult> {
+        let began = Instant::now();
+        let mut result = self.run_test(start, run, test, None)?;
+        if let Some(budget) = self.plan.shrink
+            && result.shrinkable()
+        {
+            let took = began.elapsed();
+            result.smallest_failing_input = self.shrink(start, run, test, &result, took, budget).ok()?;
+        }
+        Some(result)
+    }
+
+    /// The job that runs `input` in a fresh run directory that starts as
+    /// the build.
+    pub(in crate::grade) fn job(&self, start: &Path, run: &str, input: &[u8]) -> Job {
+        let plan = &self.plan;
+        // The test is in the run directory under the input name in every mode
+        // but a console's; `{moves}` and `{out}` in the command are its name and
+        // the answer's (the run directory is the program's working directory).
+        let (name, output) = plan.io.names();
+        let run =
+            run.replace("{moves}", &shell_words::quote(name)).replace("{out}", &shell_words::quote(output));
+        let argv = shell_words::split(&run).unwrap_or_default();
+        let (files, stdin, collect) = match &plan.io {
+            Io::Files { .. } | Io::Args => {
+                (vec![(name.to_owned(), input.to_vec())], None, Collect::File(output.to_owned()))
+            }
+            // The move file is also the program's standard input.
+            Io::Stdout => (vec![(name.to_owned(), input.to_vec())], Some(input.to_vec()), Collect::Nothing),
+            // A console's script is only its standard input.
+            Io::Console => (Vec::new(), Some(input.to_vec()), Collect::Nothing),
+        };
+        Job {
+            argv,
+            start: Some(start.to_path_buf()),
+            files,
+            stdin,
+            collect,
+            limits: plan.limits,
+            env: Vec::new(),
+        }
+    }
+
+    /// Runs one test (or a shrunk input, as a test) in a fresh run
+    /// directory that starts as the build, stopped at `wall` if that is
+    /// sooner than the limit; `None` if the grading was interrupted.
+    pub(in crate::grade) fn run_test(
+        &self,
+        start: &Path,
+        run: &str,
+        test: &Test,
+        wall: Option<Duration>,
+    ) -> Option<TestResult> {
+        let mut job = self.job(start, run, &test.input);
+        if let Some(wall) = wall {
+            job.limits.wall = job.limits.wall.min(wall);
+        }
+        let result = self.judge_run(test, &job)?;
+        if result.verdict != Verdict::TimeLimit || wall.is_some() {
+            return Some(result);
+        }
+        // Out of time: the machine may have been busy. The test runs once
+        // more, by itself in a fresh run, and that run decides. Other runs go
+        // on meanwhile (holding them back would let one endless loop slow
+        // the whole class); each run's fair share of the CPU comes from its
+        // cgroup. A shrink's candidates, cut short on purpose, are not run
+        // again.
+        let mut confirmed = self.judge_run(test, &job)?;
+        if confirmed.verdict == Verdict::TimeLimit {
+            confirmed.detail.push_str(" (twice: it was run again to confirm)");
+        }
+        Some(confirmed)
+    }
+
+    /// Runs `job` for `test` and judges it; `None` if the grading was
+    /// interrupted.
+    pub(in crate::grade) fn judge_run(&self, test: &Test, job: &Job) -> Option<TestResult> {
+        Some(match self.sandbox.run(job) {
+            Ok(run) => judge(test, &run, &self.plan),
+            Err(SandboxError::Interrupted) => return None,
+            // The sandbox failing is not the program's doing, but it stops
+            // only this test, never the grading.
+            Err(e) => TestResult::not_run(
+                &test.name,
+                Verdict::Crashed,
+                format!("the sandbox could not run it: {e}"),
+            ),
+        })
+    }
+}

@@ -1,0 +1,123 @@
+//! Shrinking a failing test with the program itself as the oracle: each
+//! candidate the search ([`super::search`]) proposes is answered as the
+//! tests are and run, and the smallest that still fails the same way is
+//! confirmed by one more run.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::super::grader::Grader;
+use super::super::result::TestResult;
+use super::super::suite::{self, Expected, Test};
+use super::super::verdict::shown;
+use super::{Budget, Shrunk};
+
+/// The grading was stopped while a test was being shrunk.
+pub(in crate::grade) struct Interrupted;
+
+impl Grader {
+    /// The smallest input found on which the program fails as it failed
+    /// `test` (`failed`, a run that took `took`), within `budget`: see
+    /// [`shrink`]. Each candidate's expected answer is made as the tests'
+    /// are; one the referee (or the console) rejects is no candidate. The
+    /// result is run once more and kept only if it fails the same way again,
+    /// so a flaky program is never shown an input it passed. `None` if
+    /// nothing smaller fails.
+    pub(in crate::grade) fn shrink(
+        &self,
+        start: &Path,
+        run: &str,
+        test: &Test,
+        failed: &TestResult,
+        took: Duration,
+        budget: Budget,
+    ) -> Result<Option<Shrunk>, Interrupted> {
+        let plan = &self.plan;
+        let began = Instant::now();
+        let pieces = match plan.expected {
+            Expected::Referee(_) => super::Pieces::move_file(&test.input),
+            Expected::Console { .. } => super::Pieces::script(&test.input),
+        };
+        if pieces.is_empty() {
+            return Ok(None);
+        }
+        // Each run is expected to take about as long as the test's, and one
+        // such run is kept back for the confirmation.
+        let took = took.max(Duration::from_millis(10));
+        let mut runs = 0;
+        let mut interrupted = false;
+        let (mut violations, finished) =
+            suite::answer(&plan.expected, &test.input).map_or((0, false), |a| (a.violations, a.finished));
+        let mut oracle = |input: &[u8], change: super::Change| {
+            // Time runs out for candidates the referee rejects too (pairs of
+            // lines in a long file are many).
+            let left = budget.time.saturating_sub(began.elapsed() + took);
+            if runs + 1 >= budget.runs || left < took {
+                return super::Tried::Stop;
+            }
+            let Ok(answer) = suite::answer(&plan.expected, input) else { return super::Tried::Not };
+            // A game that ended still ends: cut short, it would fail for
+            // another reason (few programs handle moves running out, which
+            // assignments often promise never happens); and a smaller square
+            // breaks no more rules than the one it replaces.
+            if (finished && !answer.finished)
+                || (change == super::Change::Simplification && answer.violations > violations)
+            {
+                return super::Tried::Not;
+            }
+            runs += 1;
+            let candidate = Test { name: test.name.clone(), input: input.to_vec(), expected: answer.text };
+            match self.run_test(start, run, &candidate, Some(left)) {
+                Some(result) if failed.same_failure(&result) => {
+                    violations = answer.violations;
+                    super::Tried::Fails
+                }
+                Some(_) => super::Tried::Not,
+                None => {
+                    interrupted = true;
+                    super::Tried::Stop
+                }
+            }
+        };
+        let (units, complete) = super::search(&pieces, &mut oracle);
+        if interrupted {
+            return Err(Interrupted);
+        }
+        let input = pieces.join(&units);
+        if input == test.input {
+            return Ok(None);
+        }
+        let Ok(answer) = suite::answer(&plan.expected, &input) else { return Ok(None) };
+        let smallest = Test { name: test.name.clone(), input, expected: answer.text };
+        runs += 1;
+        let confirmed = self.run_test(start, run, &smallest, None).ok_or(Interrupted)?;
+        if !failed.same_failure(&confirmed) {
+            return Ok(None);
+        }
+        Ok(Some(Shrunk {
+            input: shown(&smallest.input),
+            lines: units.len(),
+            original_lines: pieces.len(),
+            found: super::Found::Game {
+                unit: match plan.expected {
+                    Expected::Referee(_) => "move lines",
+                    Expected::Console { .. } => "lines",
+                },
+            },
+            verdict: confirmed.verdict,
+            detail: confirmed.detail,
+            expected: confirmed.expected,
+            actual: confirmed.actual,
+            first_difference: confirmed.first_difference,
+            stderr: confirmed.stderr,
+            runs,
+            seconds: began.elapsed().as_secs_f64(),
+            complete,
+            moves: units
+                .iter()
+                .map(|u| String::from_utf8_lossy(u).trim_end_matches(['\r', '\n']).to_owned())
+                .collect(),
+            unmatched: confirmed.unmatched,
+        }))
+    }
+}
