@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use super::api::{self, Api};
-use super::grader::{Grader, mean_score};
+use super::grader::Grader;
 use super::intake::{Failed, Step};
 use super::plan::{ApiPlan, harness_limits};
 use super::result::SubmissionResult;
@@ -138,13 +138,6 @@ impl Grader {
         for _ in &tests {
             progress();
         }
-        Ok(Some(SubmissionResult {
-            submission: name,
-            language,
-            score: mean_score(&tests),
-            build_failed: false,
-            build_log,
-            tests,
-        }))
+        Ok(Some(SubmissionResult::graded(name, language, build_log, tests)))
     }
 }

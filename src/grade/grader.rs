@@ -273,24 +273,7 @@ impl Grader {
         else {
             return Ok(None);
         };
-        Ok(Some(SubmissionResult {
-            submission: name,
-            language,
-            score: mean_score(&tests),
-            build_failed: false,
-            build_log,
-            tests,
-        }))
-    }
-}
-
-/// A submission's score out of 100: its tests' mean.
-pub(in crate::grade) fn mean_score(tests: &[TestResult]) -> f64 {
-    #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
-    if tests.is_empty() {
-        0.0
-    } else {
-        100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
+        Ok(Some(SubmissionResult::graded(name, language, build_log, tests)))
     }
 }
 

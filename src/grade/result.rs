@@ -183,6 +183,24 @@ pub struct SubmissionResult {
 }
 
 impl SubmissionResult {
+    /// A submission that was built (or needed no build) and ran its tests.
+    #[must_use]
+    pub fn graded(
+        submission: String,
+        language: String,
+        build_log: Option<String>,
+        tests: Vec<TestResult>,
+    ) -> Self {
+        SubmissionResult {
+            submission,
+            language,
+            score: mean_score(&tests),
+            build_failed: false,
+            build_log,
+            tests,
+        }
+    }
+
     /// How many tests had `verdict`.
     #[must_use]
     pub fn count(&self, verdict: Verdict) -> usize {
@@ -199,4 +217,14 @@ pub struct Graded {
     /// The names of those not graded because the grading was stopped
     /// ([`super::Grader::stopper`]).
     pub not_graded: Vec<String>,
+}
+
+/// A submission's score out of 100: its tests' mean.
+fn mean_score(tests: &[TestResult]) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
+    if tests.is_empty() {
+        0.0
+    } else {
+        100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
+    }
 }
