@@ -116,3 +116,46 @@ fn src_lib_lists_every_module_in_its_real_import_order() {
         .collect();
     assert!(upward.is_empty(), "modules import ones listed above them in src/lib.rs:\n{}", upward.join("\n"));
 }
+
+/// The `grade` modules each file of `src/grade/` names (`super::x`,
+/// `crate::grade::x`), and whether it names the sandbox.
+fn grade_imports(file: &str) -> (BTreeSet<String>, bool) {
+    let text = fs::read_to_string(root().join("src/grade").join(file)).unwrap();
+    let code = text.split("#[cfg(test)]").next().unwrap();
+    let mut names = BTreeSet::new();
+    for line in code.lines().filter(|line| !line.trim_start().starts_with("//")) {
+        for prefix in ["super::", "crate::grade::"] {
+            for (at, _) in line.match_indices(prefix) {
+                let rest = &line[at + prefix.len()..];
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                names.insert(name);
+            }
+        }
+        // `use super::{a, b}` names several at once.
+        if let Some(group) = line.split("super::{").nth(1) {
+            for name in group.split([',', '}']) {
+                let name: String =
+                    name.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if !name.is_empty() {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    (names, code.contains("crate::sandbox"))
+}
+
+/// What a grading finds, and how a verdict is decided, depend on no stage
+/// of the pipeline that runs things: the results and the verdict are the
+/// pipeline's bottom, which the stages, the reports and the CLI build on.
+#[test]
+fn results_and_verdicts_import_no_stage_of_the_grading() {
+    let stages = ["grader", "intake", "build", "run", "calls", "Grader"];
+    for file in ["result.rs", "verdict.rs"] {
+        let (names, _) = grade_imports(file);
+        let reached: Vec<&&str> = stages.iter().filter(|s| names.contains(**s)).collect();
+        assert!(reached.is_empty(), "{file} imports {reached:?}");
+    }
+    let (_, sandbox) = grade_imports("result.rs");
+    assert!(!sandbox, "result.rs imports the sandbox");
+}
