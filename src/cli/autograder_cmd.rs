@@ -13,6 +13,7 @@ use clap::{ArgMatches, Args, Subcommand, parser::ValueSource};
 
 use super::grade_cmd::{PlanArgs, ScoringArgs};
 use super::{CliError, EXIT_SUCCESS};
+use crate::grade::suite;
 use crate::output::Durability;
 
 pub(super) const AFTER_HELP: &str = "\
@@ -115,18 +116,10 @@ impl Package {
         // With --api there is no test directory: the cases are made anew.
         let mut tests: Vec<PathBuf> = Vec::new();
         if let Some(dir) = &plan.tests {
-            tests = fs::read_dir(dir)
-                .map_err(|source| CliError::Open { path: super::Shown::input(dir), source })?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "txt" || e == "stdin"))
-                .collect();
+            tests = suite::test_files(dir, &["txt", "stdin"])
+                .map_err(|source| CliError::Open { path: super::Shown::input(dir), source })?;
         }
-        tests.sort();
-        let config = plan
-            .config
-            .clone()
-            .or_else(|| plan.tests.as_ref().map(|t| t.join("grade.toml")).filter(|p| p.is_file()));
+        let config = suite::config_file(plan.config.as_deref(), plan.tests.as_deref());
         for path in tests.iter().chain(&config) {
             let bytes = fs::read(path)
                 .map_err(|source| CliError::Read { path: super::Shown::input(path), source })?;

@@ -347,10 +347,7 @@ impl PlanArgs {
                 run: self.run.clone().unwrap_or_else(|| "./prog".to_owned()),
             }
         } else {
-            let config = self.config.clone().or_else(|| {
-                let beside = self.tests.as_ref()?.join("grade.toml");
-                beside.is_file().then_some(beside)
-            });
+            let config = suite::config_file(self.config.as_deref(), self.tests.as_deref());
             Programs::Detected(match config {
                 Some(path) => Languages::from_config(&path)?,
                 None => Languages::builtin(),

@@ -2,6 +2,7 @@
 //! expected answer made by ttt-referee itself.
 
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::board::Geometry;
@@ -102,17 +103,32 @@ pub enum SuiteError {
     },
 }
 
+/// The test files in `dir`: its files with one of `extensions`, sorted by
+/// name. The one finder of tests, for `grade` and for the autograders that
+/// carry them along.
+pub fn test_files(dir: &Path, extensions: &[&str]) -> io::Result<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| extensions.iter().any(|x| e == *x)))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// The languages file of a grading: the one given, else `grade.toml` beside
+/// the tests if there is one.
+#[must_use]
+pub fn config_file(given: Option<&Path>, tests: Option<&Path>) -> Option<PathBuf> {
+    given.map(Path::to_path_buf).or_else(|| tests.map(|t| t.join("grade.toml")).filter(|p| p.is_file()))
+}
+
 /// Reads every test in `dir` (the files with `expected`'s extension,
 /// sorted by name) and makes its expected answer.
 pub fn load(dir: &Path, expected: &Expected) -> Result<Vec<Test>, SuiteError> {
     let extension = expected.extension();
-    let entries = fs::read_dir(dir).map_err(|source| SuiteError::Read { path: dir.to_owned(), source })?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == extension))
-        .collect();
-    paths.sort();
+    let paths =
+        test_files(dir, &[extension]).map_err(|source| SuiteError::Read { path: dir.to_owned(), source })?;
     if paths.is_empty() {
         return Err(SuiteError::Empty { dir: dir.to_owned(), extension });
     }
