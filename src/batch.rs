@@ -4,10 +4,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufReader, IsTerminal};
+use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -201,15 +200,7 @@ pub fn run(job: &Job, options: &Options) -> Result<Report, JobError> {
 /// each job's result in job order.
 #[must_use]
 pub fn run_all(jobs: &[Job], options: &Options) -> Vec<Result<Report, JobError>> {
-    let progress = if io::stderr().is_terminal() {
-        let bar = ProgressBar::new(jobs.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}") {
-            bar.set_style(style);
-        }
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let progress = crate::spinner::progress_bar(jobs.len() as u64, "files");
     let results = jobs
         .par_iter()
         .map(|job| {

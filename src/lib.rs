@@ -13,7 +13,8 @@
 //! 4. [`referee`]: picks an output format and runs a move file through it.
 //! 5. [`play`]: people and computer players at a console, the game recorded
 //!    as a move file.
-//! 6. [`spinner`]: what a long search shows on a terminal.
+//! 6. [`spinner`]: what long work shows on a terminal (a search's spinner,
+//!    a batch's or a grading's progress bar).
 //! 7. [`transcript`]: the transcript, one output format.
 //! 8. [`json`]: the JSON output, another.
 //! 9. [`recorder`]: runs records through the rules into an output format.

@@ -1,5 +1,6 @@
-//! The spinner a long `perfect` search shows on a terminal, so that nobody
-//! waits on a silent process. Nothing is shown when standard error is not a
+//! What long work shows on a terminal, so that nobody waits on a silent
+//! process: the spinner of a long `perfect` search, and the progress bar of
+//! a batch or a grading. Nothing is shown when standard error is not a
 //! terminal, nor for a search that ends within a second.
 
 use std::io::{self, IsTerminal};
@@ -8,6 +9,22 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::engine::{Progress, Watcher};
+
+/// A progress bar of `len` items on standard error, counted in `unit`
+/// (`files`, `tests`), or a hidden one when standard error is not a
+/// terminal. The one progress bar of batch runs and gradings.
+#[must_use]
+pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed}}"))
+    {
+        bar.set_style(style);
+    }
+    bar
+}
 
 /// How long a search runs before its spinner appears.
 const QUIET_FOR: Duration = Duration::from_secs(1);

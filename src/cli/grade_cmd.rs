@@ -2,13 +2,12 @@
 //! a table, write the reports.
 
 use std::fs;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs};
 use crate::check::CheckOptions;
@@ -447,15 +446,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{protection_text}");
 
     let total = (tests.len() * submissions.len()) as u64;
-    let bar = if io::stderr().is_terminal() {
-        let bar = ProgressBar::new(total);
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} tests {elapsed}") {
-            bar.set_style(style);
-        }
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = crate::spinner::progress_bar(total, "tests");
     // Ctrl-C or SIGTERM: the runs under way are killed, the submissions
     // finished are reported, and the scratch directory goes; a second one
     // ends at once.
