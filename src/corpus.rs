@@ -11,8 +11,6 @@
 //! placed where the referee will rule it so. [`Guarantees`] says how far the
 //! files may stray from what an assignment promises its students.
 
-use std::fmt::Write;
-
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,6 +18,7 @@ use thiserror::Error;
 
 use crate::board::{Geometry, Square, Storage};
 use crate::game::{Game, Move, Outcome, Violation};
+use crate::movefile;
 use crate::player::{MAX_PLAYERS, Mark, Player, PlayerId, Players};
 
 /// The marks generated games use, in turn order.
@@ -142,15 +141,10 @@ pub fn move_file(options: &GenOptions, index: u64) -> Result<String, GenError> {
         lines.extend(after_the_end(&players, options.geometry, &valid, &mut rng));
     }
 
-    let mut text = format!("Generated game {} (seed {})\n{players}\n", index + 1, options.seed);
-    if options.geometry == Geometry::CLASSIC {
-        text.push('\n');
-    } else {
-        writeln!(text, "Board: {}", options.geometry).expect("writing to a String");
-        text.push('\n');
-    }
+    let title = format!("Generated game {} (seed {})", index + 1, options.seed);
+    let mut text = movefile::header(&title, &players, options.geometry);
     for line in lines {
-        writeln!(text, "{}\t{}", line.label, line.square).expect("writing to a String");
+        movefile::move_line(&mut text, &line.label, &line.square);
     }
     Ok(text)
 }

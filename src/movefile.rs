@@ -1,5 +1,7 @@
 //! Reading move files: the header (title, players, optional board line) and
-//! then one record per move line, each with its line number.
+//! then one record per move line, each with its line number; and writing
+//! them ([`header`], [`move_line`]), for the games consoles record and the
+//! corpora `gen` makes.
 //!
 //! The reader checks syntax only. It never judges a move: `Y 5` and `X 99` are
 //! well-formed records, and ruling on them is the job of [`crate::game`].
@@ -9,6 +11,7 @@
 
 mod lines;
 
+use std::fmt::Write as _;
 use std::io::BufRead;
 
 use thiserror::Error;
@@ -419,6 +422,24 @@ fn shorten(text: &str) -> String {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
     }
+}
+
+/// A move file's header as this crate writes it: the title, the players,
+/// a `Board:` line unless the board is the classic 3 × 3, and the blank line
+/// before the moves.
+#[must_use]
+pub fn header(title: &str, players: &Players, geometry: Geometry) -> String {
+    let mut text = format!("{title}\n{players}\n");
+    if geometry != Geometry::CLASSIC {
+        let _ = writeln!(text, "Board: {geometry}");
+    }
+    text.push('\n');
+    text
+}
+
+/// Appends one move line to `text`: the label and the square, a tab apart.
+pub fn move_line(text: &mut String, label: &dyn std::fmt::Display, square: &dyn std::fmt::Display) {
+    let _ = writeln!(text, "{label}\t{square}");
 }
 
 #[cfg(test)]

@@ -15,13 +15,13 @@ pub mod smalltalk;
 pub mod uri;
 pub mod xtreme;
 
-use std::fmt::Write as _;
 use std::io::{self, BufRead, Read as _, Write};
 use std::time::Duration;
 
 use crate::board::Geometry;
 use crate::engine::{Engine, EngineError, EngineKind};
 use crate::game::{Game, Move, Outcome, Violation};
+use crate::movefile;
 use crate::player::{Mark, Player, Players};
 use crate::render::{Renderer, Style};
 
@@ -75,17 +75,10 @@ impl Played {
     /// The game as a move file: refereed, it replays move for move.
     #[must_use]
     pub fn move_file(&self) -> String {
-        let mut text = format!("Tic-Tac-Toe Game Data\n{}\n", self.game.players());
-        let geometry = self.game.board().geometry();
-        if geometry == Geometry::CLASSIC {
-            text.push('\n');
-        } else {
-            writeln!(text, "Board: {geometry}").expect("writing to a String");
-            text.push('\n');
-        }
+        let players = self.game.players();
+        let mut text = movefile::header("Tic-Tac-Toe Game Data", players, self.game.board().geometry());
         for mv in &self.moves {
-            let mark = self.game.players().get(mv.player).mark;
-            writeln!(text, "{mark}\t{}", mv.square.number()).expect("writing to a String");
+            movefile::move_line(&mut text, &players.get(mv.player).mark, &mv.square.number());
         }
         text
     }
