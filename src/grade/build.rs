@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::grader::Grader;
+use super::result::Stopped;
 use super::verdict::describe_ending;
 use crate::sandbox::{Collect, Ending, Job, SandboxError};
 use crate::text;
@@ -13,16 +14,31 @@ use crate::text;
 /// standard output, half from its standard error.
 pub const BUILD_LOG_BYTES: usize = 64 << 10;
 
+/// How a build went.
+pub(in crate::grade) enum Build {
+    /// It built: the tree to run from, and what the build said.
+    Built {
+        /// The build's directory.
+        dir: PathBuf,
+        /// Its log.
+        log: String,
+    },
+    /// It failed: its log, ending with how.
+    Failed {
+        /// Its log.
+        log: String,
+    },
+}
+
 impl Grader {
     /// Builds the submission copied to `source` (in `area`) with `command`:
-    /// the build's directory and its log, or the log of a build that failed;
-    /// `None` if the grading was interrupted.
+    /// the build's directory and its log, or the log of a build that failed.
     pub(in crate::grade) fn build(
         &self,
         area: &Path,
         source: PathBuf,
         command: &str,
-    ) -> Option<Result<(PathBuf, String), String>> {
+    ) -> Result<Build, Stopped> {
         let plan = &self.plan;
         let built = area.join("built");
         let job = Job {
@@ -53,12 +69,9 @@ impl Grader {
                     (false, log)
                 }
             }
-            Err(SandboxError::Interrupted) => return None,
+            Err(SandboxError::Interrupted) => return Err(Stopped),
             Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
         };
-        if !ok {
-            return Some(Err(log));
-        }
-        Some(Ok((built, log)))
+        Ok(if ok { Build::Built { dir: built, log } } else { Build::Failed { log } })
     }
 }

@@ -6,8 +6,9 @@ use std::fs;
 use std::path::Path;
 
 use super::api::{self, Api};
+use super::build::Build;
 use super::grader::Grader;
-use super::intake::{Failed, Step};
+use super::intake::{Failed, Halt, Step};
 use super::plan::{ApiPlan, harness_limits};
 use super::result::SubmissionResult;
 use super::verdict::{describe_ending, out_of_cpu, tail};
@@ -48,7 +49,7 @@ impl Grader {
         area: &Path,
         api: ApiPlan,
         progress: &(dyn Fn() + Sync),
-    ) -> Result<Option<SubmissionResult>, Failed> {
+    ) -> Result<SubmissionResult, Halt> {
         let plan = &self.plan;
         let name = name.to_owned();
         let call_limit = plan.limits.wall;
@@ -67,7 +68,7 @@ impl Grader {
         let harness = match api.api.harness(&submission, plan.limits.memory, times) {
             Ok(harness) => harness,
             Err(why) => {
-                return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+                return Ok(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress));
             }
         };
         self.place_harness(&name, &harness, &ours, area)?;
@@ -76,12 +77,11 @@ impl Grader {
         let mut start = tree;
         let mut build_log = None;
         if let Some(command) = &harness.build {
-            match self.build(area, start.clone(), command) {
-                None => return Ok(None),
-                Some(Err(log)) => {
-                    return Ok(Some(self.not_run(name, language, log, "it does not compile", progress)));
+            match self.build(area, start.clone(), command)? {
+                Build::Failed { log } => {
+                    return Ok(self.not_run(name, language, log, "it does not compile", progress));
                 }
-                Some(Ok((built, log))) => {
+                Build::Built { dir: built, log } => {
                     start = built;
                     build_log = Some(log);
                     self.hand_over(&name, &start, area)?;
@@ -127,17 +127,17 @@ impl Grader {
         };
         let tests = match graded {
             Ok(tests) => tests,
-            Err(api::Stop::Interrupted) => return Ok(None),
+            Err(api::Stop::Interrupted) => return Err(Halt::Stopped),
             Err(api::Stop::NotLoaded(why)) => {
                 let detail = api.api.not_loaded(&why);
                 let mut log = build_log.unwrap_or_default();
                 log.push_str(&why);
-                return Ok(Some(self.not_run(name, language, log, &detail, progress)));
+                return Ok(self.not_run(name, language, log, &detail, progress));
             }
         };
         for _ in &tests {
             progress();
         }
-        Ok(Some(SubmissionResult::graded(name, language, build_log, tests)))
+        Ok(SubmissionResult::graded(name, language, build_log, tests))
     }
 }

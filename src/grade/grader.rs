@@ -12,10 +12,11 @@ use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 
-use super::intake::{Failed, Faults, Step};
+use super::build::Build;
+use super::intake::{Failed, Faults, Halt, Step};
 use super::language::Commands;
 use super::plan::{Io, Plan, Programs};
-use super::result::{Graded, SubmissionResult, TestResult, Verdict};
+use super::result::{Graded, Stopped, SubmissionResult, TestResult, Verdict};
 use crate::sandbox::{self, Protections, Sandbox, SandboxError, copy};
 use crate::text;
 
@@ -119,8 +120,9 @@ impl Grader {
                         self.grade_one(submission, &name, &area, progress)
                     }));
                     let result = match graded {
-                        Ok(Ok(result)) => result,
-                        Ok(Err(Failed(why))) => Some(self.not_run(
+                        Ok(Ok(result)) => Some(result),
+                        Ok(Err(Halt::Stopped)) => None,
+                        Ok(Err(Halt::Failed(why))) => Some(self.not_run(
                             name.clone(),
                             "unknown".to_owned(),
                             why.clone(),
@@ -192,7 +194,7 @@ impl Grader {
         name: &str,
         area: &Path,
         progress: &(dyn Fn() + Sync),
-    ) -> Result<Option<SubmissionResult>, Failed> {
+    ) -> Result<SubmissionResult, Halt> {
         let plan = &self.plan;
         let source = area.join("source");
         self.check(Step::Copy, name)
@@ -206,13 +208,7 @@ impl Grader {
         });
         if let Err(e) = copy::copy_tree(submission, &source, plan.copy_caps, owner) {
             let why = format!("the submission was refused: {e}");
-            return Ok(Some(self.not_run(
-                name.to_owned(),
-                "unknown".to_owned(),
-                why.clone(),
-                &why,
-                progress,
-            )));
+            return Ok(self.not_run(name.to_owned(), "unknown".to_owned(), why.clone(), &why, progress));
         }
         if let Some(api) = plan.api {
             return self.grade_api(name, &source, area, api, progress);
@@ -225,7 +221,7 @@ impl Grader {
             Programs::Detected(languages) => match languages.detect(&source, plan.limits.memory) {
                 Ok(commands) => commands,
                 Err(why) => {
-                    return Ok(Some(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress)));
+                    return Ok(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress));
                 }
             },
         };
@@ -242,12 +238,11 @@ impl Grader {
         let mut start = source.clone();
         let mut build_log = None;
         if let Some(command) = &commands.build {
-            match self.build(area, source, command) {
-                None => return Ok(None),
-                Some(Err(log)) => {
-                    return Ok(Some(self.not_run(name, language, log, "the build failed", progress)));
+            match self.build(area, source, command)? {
+                Build::Failed { log } => {
+                    return Ok(self.not_run(name, language, log, "the build failed", progress));
                 }
-                Some(Ok((built, log))) => {
+                Build::Built { dir: built, log } => {
                     build_log = Some(log);
                     if plan.io != Io::Console {
                         self.clear_answer(&name, &built, output, area)?;
@@ -259,9 +254,9 @@ impl Grader {
             }
         }
 
-        // Collecting into an Option stops handing out tests once one was
-        // interrupted.
-        let Some(tests): Option<Vec<TestResult>> = plan
+        // Collecting into a Result stops handing out tests once the grading
+        // was stopped.
+        let tests: Vec<TestResult> = plan
             .tests
             .par_iter()
             .map(|test| {
@@ -269,11 +264,8 @@ impl Grader {
                 progress();
                 result
             })
-            .collect()
-        else {
-            return Ok(None);
-        };
-        Ok(Some(SubmissionResult::graded(name, language, build_log, tests)))
+            .collect::<Result<_, Stopped>>()?;
+        Ok(SubmissionResult::graded(name, language, build_log, tests))
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::grader::Grader;
+use super::result::Stopped;
 use crate::sandbox;
 use crate::text;
 
@@ -51,6 +52,28 @@ pub type Faults = Arc<dyn Fn(Step, &str) -> io::Result<()> + Send + Sync>;
 /// It fails that submission alone; the grading goes on.
 #[derive(Debug)]
 pub(in crate::grade) struct Failed(pub(in crate::grade) String);
+
+/// Why a submission's grading did not run to its end: a step failed (that
+/// submission alone), or the whole grading was stopped.
+#[derive(Debug)]
+pub(in crate::grade) enum Halt {
+    /// A step failed on this submission: the reason for its reports.
+    Failed(String),
+    /// The grading was stopped: the submission is not graded.
+    Stopped,
+}
+
+impl From<Failed> for Halt {
+    fn from(Failed(why): Failed) -> Halt {
+        Halt::Failed(why)
+    }
+}
+
+impl From<Stopped> for Halt {
+    fn from(Stopped: Stopped) -> Halt {
+        Halt::Stopped
+    }
+}
 
 impl Failed {
     pub(in crate::grade) fn step(step: Step, path: &Path, area: &Path, e: &io::Error) -> Failed {

@@ -46,7 +46,8 @@ pub use self::plan::{
     ApiPlan, DEFAULT_INPUT, DEFAULT_OUTPUT, Io, Plan, Programs, TEST_LIMITS, build_limits, harness_limits,
 };
 pub use self::result::{
-    Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, SubmissionResult, TestResult, Verdict,
+    Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,
+    Verdict,
 };
 pub use self::shrink::{Budget, Shrunk};
 pub use self::suite::{Expected, Test};

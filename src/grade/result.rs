@@ -23,6 +23,11 @@ pub const STDERR_LINES: usize = 20;
 /// The most bytes of a failing program's standard error kept to show.
 pub const STDERR_BYTES: usize = 4 << 10;
 
+/// The grading was stopped (Ctrl-C, SIGTERM, [`super::Grader::stopper`]):
+/// the one way every stage says so, carried out by `?`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped;
+
 /// The verdict on one test. When several apply, the earliest here wins
 /// (after `BuildFailed`, which leaves nothing to run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -7,24 +7,29 @@ use std::time::{Duration, Instant};
 
 use super::grader::Grader;
 use super::plan::Io;
-use super::result::{TestResult, Verdict};
+use super::result::{Stopped, TestResult, Verdict};
 use super::suite::Test;
 use super::verdict::judge;
 use crate::sandbox::{Collect, Job, SandboxError};
 
 impl Grader {
     /// Runs `test`, and shrinks it if it failed in a way that can be (and
-    /// the plan says to); `None` if the grading was interrupted.
-    pub(in crate::grade) fn grade_test(&self, start: &Path, run: &str, test: &Test) -> Option<TestResult> {
+    /// the plan says to).
+    pub(in crate::grade) fn grade_test(
+        &self,
+        start: &Path,
+        run: &str,
+        test: &Test,
+    ) -> Result<TestResult, Stopped> {
         let began = Instant::now();
         let mut result = self.run_test(start, run, test, None)?;
         if let Some(budget) = self.plan.shrink
             && result.shrinkable()
         {
             let took = began.elapsed();
-            result.smallest_failing_input = self.shrink(start, run, test, &result, took, budget).ok()?;
+            result.smallest_failing_input = self.shrink(start, run, test, &result, took, budget)?;
         }
-        Some(result)
+        Ok(result)
     }
 
     /// The job that runs `input` in a fresh run directory that starts as
@@ -60,21 +65,21 @@ impl Grader {
 
     /// Runs one test (or a shrunk input, as a test) in a fresh run
     /// directory that starts as the build, stopped at `wall` if that is
-    /// sooner than the limit; `None` if the grading was interrupted.
+    /// sooner than the limit.
     pub(in crate::grade) fn run_test(
         &self,
         start: &Path,
         run: &str,
         test: &Test,
         wall: Option<Duration>,
-    ) -> Option<TestResult> {
+    ) -> Result<TestResult, Stopped> {
         let mut job = self.job(start, run, &test.input);
         if let Some(wall) = wall {
             job.limits.wall = job.limits.wall.min(wall);
         }
         let result = self.judge_run(test, &job)?;
         if result.verdict != Verdict::TimeLimit || wall.is_some() {
-            return Some(result);
+            return Ok(result);
         }
         // Out of time: the machine may have been busy. The test runs once
         // more, by itself in a fresh run, and that run decides. Other runs go
@@ -86,15 +91,14 @@ impl Grader {
         if confirmed.verdict == Verdict::TimeLimit {
             confirmed.detail.push_str(" (twice: it was run again to confirm)");
         }
-        Some(confirmed)
+        Ok(confirmed)
     }
 
-    /// Runs `job` for `test` and judges it; `None` if the grading was
-    /// interrupted.
-    pub(in crate::grade) fn judge_run(&self, test: &Test, job: &Job) -> Option<TestResult> {
-        Some(match self.sandbox.run(job) {
+    /// Runs `job` for `test` and judges it.
+    pub(in crate::grade) fn judge_run(&self, test: &Test, job: &Job) -> Result<TestResult, Stopped> {
+        Ok(match self.sandbox.run(job) {
             Ok(run) => judge(test, &run, &self.plan),
-            Err(SandboxError::Interrupted) => return None,
+            Err(SandboxError::Interrupted) => return Err(Stopped),
             // The sandbox failing is not the program's doing, but it stops
             // only this test, never the grading.
             Err(e) => TestResult::not_run(

@@ -7,13 +7,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::super::grader::Grader;
-use super::super::result::TestResult;
+use super::super::result::{Stopped, TestResult};
 use super::super::suite::{self, Expected, Test};
 use super::super::verdict::shown;
 use super::{Budget, Shrunk};
-
-/// The grading was stopped while a test was being shrunk.
-pub(in crate::grade) struct Interrupted;
 
 impl Grader {
     /// The smallest input found on which the program fails as it failed
@@ -31,7 +28,7 @@ impl Grader {
         failed: &TestResult,
         took: Duration,
         budget: Budget,
-    ) -> Result<Option<Shrunk>, Interrupted> {
+    ) -> Result<Option<Shrunk>, Stopped> {
         let plan = &self.plan;
         let began = Instant::now();
         let pieces = match plan.expected {
@@ -68,12 +65,12 @@ impl Grader {
             runs += 1;
             let candidate = Test { name: test.name.clone(), input: input.to_vec(), expected: answer.text };
             match self.run_test(start, run, &candidate, Some(left)) {
-                Some(result) if failed.same_failure(&result) => {
+                Ok(result) if failed.same_failure(&result) => {
                     violations = answer.violations;
                     super::Tried::Fails
                 }
-                Some(_) => super::Tried::Not,
-                None => {
+                Ok(_) => super::Tried::Not,
+                Err(Stopped) => {
                     interrupted = true;
                     super::Tried::Stop
                 }
@@ -81,7 +78,7 @@ impl Grader {
         };
         let (units, complete) = super::search(&pieces, &mut oracle);
         if interrupted {
-            return Err(Interrupted);
+            return Err(Stopped);
         }
         let input = pieces.join(&units);
         if input == test.input {
@@ -90,7 +87,7 @@ impl Grader {
         let Ok(answer) = suite::answer(&plan.expected, &input) else { return Ok(None) };
         let smallest = Test { name: test.name.clone(), input, expected: answer.text };
         runs += 1;
-        let confirmed = self.run_test(start, run, &smallest, None).ok_or(Interrupted)?;
+        let confirmed = self.run_test(start, run, &smallest, None)?;
         if !failed.same_failure(&confirmed) {
             return Ok(None);
         }
