@@ -166,7 +166,12 @@ impl fmt::Display for Difference {
 
 /// Whether a line holds nothing but spaces, tabs and a `\r`.
 fn is_blank(line: &str) -> bool {
-    line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+    is_blank_bytes(line.as_bytes())
+}
+
+/// As [`is_blank`], for a line not yet decoded.
+fn is_blank_bytes(line: &[u8]) -> bool {
+    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// A line as written (for messages) and as compared.
@@ -213,9 +218,8 @@ fn lines(text: &[u8], options: CheckOptions, most: usize, longest: usize) -> Lin
     let kept: Vec<Line<'_>> =
         raw.by_ref().take(most).map(|(i, bytes)| Line::new(i + 1, bytes, options, longest)).collect();
     let past = raw.next().map(|(i, bytes)| Line::new(i + 1, bytes, options, longest));
-    let said = |bytes: &[u8]| !bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
     let total = kept.iter().chain(&past).filter(|l| !l.is_blank()).count()
-        + raw.filter(|(_, bytes)| said(bytes)).count();
+        + raw.filter(|(_, bytes)| !is_blank_bytes(bytes)).count();
     Lines { kept, total, past }
 }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 
-use super::build::Build;
+use super::build::{BUILD_LOG_BYTES, Build};
 use super::intake::{Failed, Faults, Halt, Step};
 use super::language::Commands;
 use super::plan::{Io, Plan, Programs};
@@ -109,7 +109,7 @@ impl Grader {
             .num_threads(jobs)
             .build()
             .map_err(|source| GradeError::Threads { jobs, source })?;
-        let outcomes: Vec<Option<SubmissionResult>> = pool.install(|| {
+        let outcomes: Vec<(String, Option<SubmissionResult>)> = pool.install(|| {
             submissions
                 .par_iter()
                 .enumerate()
@@ -119,48 +119,38 @@ impl Grader {
                     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         self.grade_one(submission, &name, &area, progress)
                     }));
-                    let result = match graded {
-                        Ok(Ok(result)) => Some(result),
-                        Ok(Err(Halt::Stopped)) => None,
-                        Ok(Err(Halt::Failed(why))) => Some(self.not_run(
-                            name.clone(),
-                            "unknown".to_owned(),
-                            why.clone(),
-                            &why,
-                            progress,
-                        )),
-                        Err(panic) => {
-                            let why = internal_error(&*panic);
-                            Some(self.not_run(
-                                name.clone(),
-                                "unknown".to_owned(),
-                                why.clone(),
-                                &why,
-                                progress,
-                            ))
-                        }
+                    let failed = match graded {
+                        Ok(Ok(result)) => Ok(result),
+                        Ok(Err(Halt::Stopped)) => return (name, None),
+                        Ok(Err(Halt::Failed(why))) => Err(why),
+                        Err(panic) => Err(internal_error(&*panic)),
                     };
+                    let result = failed.unwrap_or_else(|why| {
+                        self.not_run(name.clone(), "unknown".to_owned(), why.clone(), &why, progress)
+                    });
                     // What cannot be removed now goes with the scratch
                     // directory when the grading ends.
                     if self.check(Step::CleanUp, &name).is_ok() {
                         sandbox::remove_all(&area);
                     }
-                    result
+                    (name, Some(result))
                 })
                 .collect()
         });
         let mut graded = Graded { results: Vec::new(), not_graded: Vec::new() };
-        for (submission, outcome) in submissions.iter().zip(outcomes) {
+        for (name, outcome) in outcomes {
             match outcome {
                 Some(result) => graded.results.push(result),
-                None => graded.not_graded.push(submission_name(submission)),
+                None => graded.not_graded.push(name),
             }
         }
         Ok(graded)
     }
 
     /// Every test failed the same way before anything ran (a refused copy, a
-    /// failed build).
+    /// failed build). The reason may quote the student's files at length
+    /// (a list of their classes, say): the log is cut as a build log is, and
+    /// the detail every test repeats at [`DETAIL_BYTES`].
     pub(in crate::grade) fn not_run(
         &self,
         name: String,
@@ -175,7 +165,7 @@ impl Grader {
             .iter()
             .map(|test| {
                 progress();
-                TestResult::not_run(test, Verdict::BuildFailed, detail.to_owned())
+                TestResult::not_run(test, Verdict::BuildFailed, text::said(detail, DETAIL_BYTES).into_owned())
             })
             .collect();
         SubmissionResult {
@@ -183,7 +173,11 @@ impl Grader {
             language,
             score: 0.0,
             build_failed: true,
-            build_log: Some(log),
+            build_log: Some(if log.len() > BUILD_LOG_BYTES {
+                text::said(&log, BUILD_LOG_BYTES).into_owned()
+            } else {
+                log
+            }),
             tests,
         }
     }
@@ -268,6 +262,9 @@ impl Grader {
         Ok(SubmissionResult::graded(name, language, build_log, tests))
     }
 }
+
+/// The most of a reason every test of a submission not run repeats.
+const DETAIL_BYTES: usize = 4 << 10;
 
 /// What a submission's reports say of a panic in the grader while it graded
 /// that submission.

@@ -350,9 +350,9 @@ fn read_flags() -> OFlags {
     OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC
 }
 
-/// How deep below its top [`give_tree`] follows a tree: as deep as a run
-/// directory may go.
-pub const GIVE_DEPTH: u32 = 64;
+/// How deep below its top a run's tree may go: the guard's copies into and
+/// out of a run directory, and [`give_tree`], follow a tree no deeper.
+pub const RUN_TREE_DEPTH: u32 = 64;
 
 /// Gives the tree at `top` (the top included) to user and group `uid`,
 /// through directory handles only: a tree of any path length is handed over
@@ -892,7 +892,7 @@ mod tests {
         } else {
             rustix::process::geteuid().as_raw()
         };
-        give_tree(area.path(), uid, GIVE_DEPTH).unwrap();
+        give_tree(area.path(), uid, RUN_TREE_DEPTH).unwrap();
         let mut dir = rustix::fs::openat(CWD, area.path(), dir_flags(), Mode::empty()).unwrap();
         for _ in 0..20 {
             dir = rustix::fs::openat(&dir, "d".repeat(255).as_str(), dir_flags(), Mode::empty()).unwrap();
@@ -916,7 +916,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), area.path().join("link")).unwrap();
         let before = fs::metadata(outside.path().join("secret")).unwrap().uid();
         let uid = if rustix::process::geteuid().is_root() { 1_900_000_124 } else { before };
-        give_tree(area.path(), uid, GIVE_DEPTH).unwrap();
+        give_tree(area.path(), uid, RUN_TREE_DEPTH).unwrap();
         assert_eq!(fs::metadata(outside.path().join("secret")).unwrap().uid(), before);
         assert_eq!(fs::symlink_metadata(area.path().join("link")).unwrap().uid(), uid);
     }

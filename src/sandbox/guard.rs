@@ -352,7 +352,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         let path = places.boxed.join(dir);
         fs::create_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: 64 };
+    let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
     if let Some(start) = &places.start {
         copy::copy_tree(start, &run, caps, None).map_err(|e| format!("filling the run directory: {e}"))?;
     }
@@ -470,7 +470,8 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
                 Mode::empty(),
             )
             .map_err(|e| format!("tree: {e}"))?;
-            let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: 64 };
+            let caps =
+                copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
             copy::copy_tree_at(open_dir(&run)?.as_fd(), tree.as_fd(), caps, None).err().map(|e| e.to_string())
         }
         Bring::Nothing => None,

@@ -467,7 +467,7 @@ impl Sandbox {
     /// whose paths are longer than the system's limit is handed over too.
     pub fn hand_over(&self, path: &Path) -> io::Result<()> {
         let Some(uid) = self.run_as else { return Ok(()) };
-        copy::give_tree(path, uid, copy::GIVE_DEPTH)
+        copy::give_tree(path, uid, copy::RUN_TREE_DEPTH)
     }
 
     /// Runs `job` and waits for it, killing the run at its wall-clock

@@ -248,6 +248,35 @@ fn two_submissions_of_one_name_are_refused_before_grading() {
     assert!(!graded.report.exists(), "a report was written");
 }
 
+/// A refusal that quotes the submission at length: 300 Java classes, each
+/// with a long name and a `main`, make the reason list them all, and every
+/// test repeated it. Each test's detail is now cut (4 KiB), the build log
+/// as a build log is.
+#[test]
+fn a_reason_that_quotes_the_submission_at_length_is_cut() {
+    let class = Class::new(4);
+    let honest = class.honest();
+    let many = class.path().join("subs").join("many-mains");
+    fs::create_dir_all(&many).unwrap();
+    for n in 0..300 {
+        let name = format!("AClassWithAVeryLongNameThatDeclaresMainNumber{n:03}");
+        fs::write(
+            many.join(format!("{name}.java")),
+            format!("public class {name} {{ public static void main(String[] a) {{}} }}\n"),
+        )
+        .unwrap();
+    }
+    let graded = class.grade(&[&many, &honest], &["--no-shrink"]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    graded.all(0, "build-failed");
+    honest_passed(&graded, 1);
+    for test in graded.tests(0) {
+        let detail = test["detail"].as_str().unwrap();
+        assert!(detail.starts_with("several Java classes declare main ("), "{detail}");
+        assert!(detail.len() < 4200 && detail.ends_with(" bytes in all)"), "{} bytes", detail.len());
+    }
+}
+
 /// A build whose output is deeper than a build's may go (64 directories):
 /// its copy out stopped there, the grader kept the part copied (without the
 /// program), and every test `crashed` for a reason that blamed the student's
