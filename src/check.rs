@@ -150,6 +150,24 @@ impl Comparison {
     pub const MOST_FOR_A_DIFFERENCE: f64 = 0.99;
 }
 
+impl Difference {
+    /// Where the two part, on one line: `expected line 14, found line 14`,
+    /// a side past its end being `(end of file)`. The one wording of a
+    /// first difference in a sentence, for `check`'s table and `grade`'s
+    /// details alike; [`Difference`]'s `Display` adds the lines' text.
+    #[must_use]
+    pub fn at(&self) -> String {
+        let side = |line: &Option<(usize, String)>| match line {
+            Some((n, _)) => format!("line {n}"),
+            None => END_OF_FILE.to_owned(),
+        };
+        format!("expected {}, found {}", side(&self.expected), side(&self.actual))
+    }
+}
+
+/// How a side past its end is shown.
+const END_OF_FILE: &str = "(end of file)";
+
 impl fmt::Display for Difference {
     /// Two indented lines: `expected …` and `found    …`; a blank line is
     /// shown as `(blank line)`, a side past its end as `(end of file)`.
@@ -157,7 +175,7 @@ impl fmt::Display for Difference {
         let side = |line: &Option<(usize, String)>| match line {
             Some((n, text)) if is_blank(text) => format!("line {n}: (blank line)"),
             Some((n, text)) => format!("line {n}: {text}"),
-            None => "(end of file)".to_owned(),
+            None => END_OF_FILE.to_owned(),
         };
         writeln!(f, "  expected {}", side(&self.expected))?;
         write!(f, "  found    {}", side(&self.actual))
@@ -439,6 +457,8 @@ mod tests {
         assert_eq!(d.actual, None);
         // Line 3 is blank: the first line missing that says something is 4.
         assert_eq!(d.expected, Some((4, "Move 1: X 5".to_owned())));
+        assert_eq!(d.at(), "expected line 4, found (end of file)");
+        assert_eq!(d.to_string(), "  expected line 4: Move 1: X 5\n  found    (end of file)");
     }
 
     fn with_header(expected: &str, actual: &str, header: Header) -> Comparison {

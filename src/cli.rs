@@ -30,12 +30,13 @@ use crate::board::{Geometry, Storage};
 use crate::check;
 use crate::corpus::GenError;
 use crate::engine::EngineError;
-use crate::grade::GradeError;
-use crate::grade::gradescope::ScoringError;
 use crate::grade::language::ConfigError;
+use crate::grade::report::ReportError;
+use crate::grade::report::gradescope::ScoringError;
 use crate::grade::suite::SuiteError;
+use crate::grade::{ClassError, GradeError};
 use crate::movefile::ParseError;
-use crate::output::{Durability, Staged};
+use crate::output::{self, Durability, Staged};
 use crate::play::{PlayError, Profile};
 use crate::player::Mark;
 use crate::referee::{self, Format, Options, RefereeError, Report};
@@ -342,21 +343,9 @@ enum CliError {
     /// `--gradescope` with more than one submission.
     #[error("--gradescope writes the results of one submission; {count} were given")]
     GradescopeNeedsOne { count: usize },
-    /// No directory among the submissions.
-    #[error("no submissions to grade: expected one directory per student")]
-    NoSubmissions,
-    /// Two submissions have the same name: no report could tell them apart.
-    #[error(
-        "two submissions are named `{name}` ({first} and {second}): reports name a submission by its directory, so each must have a name of its own"
-    )]
-    SameName {
-        /// The name they share.
-        name: String,
-        /// The first submission so named (made inert).
-        first: String,
-        /// Another (made inert).
-        second: String,
-    },
+    /// The submissions given cannot be graded (none, or two of one name).
+    #[error(transparent)]
+    Class(ClassError),
     /// The grader cannot start (the sandbox, `--run`, `--require-sandbox`).
     #[error(transparent)]
     Grade(GradeError),
@@ -374,6 +363,14 @@ enum CliError {
 impl CliError {
     fn write(path: &Path, source: io::Error) -> CliError {
         CliError::Write { path: Shown::output(Some(path)), source }
+    }
+
+    /// A grading's report that could not be written.
+    fn report(error: ReportError) -> CliError {
+        match error.path {
+            Some(path) => CliError::write(&path, error.source),
+            None => CliError::stdout(error.source),
+        }
     }
 
     /// An error writing standard output: quiet if its reader went away.
@@ -627,8 +624,7 @@ fn write_whole(
     durability: Durability,
     write: impl FnOnce(&mut Staged) -> io::Result<()>,
 ) -> Result<(), CliError> {
-    let mut staged = Staged::file(path, durability).map_err(|source| CliError::write(path, source))?;
-    write(&mut staged).and_then(|()| staged.commit()).map_err(|source| CliError::write(path, source))
+    output::write_whole(path, durability, write).map_err(|source| CliError::write(path, source))
 }
 
 /// Opens a move file, refusing an output path that is the same file.

@@ -120,6 +120,21 @@ impl Staged {
     }
 }
 
+/// Writes the file `path` whole with `write`: it appears complete, or not
+/// at all and the file there before is unchanged.
+///
+/// # Errors
+/// Any error creating, writing or committing it.
+pub fn write_whole(
+    path: &Path,
+    durability: Durability,
+    write: impl FnOnce(&mut Staged) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut staged = Staged::file(path, durability)?;
+    write(&mut staged)?;
+    staged.commit()
+}
+
 /// Asks the file system to record the rename durably; best effort, since not
 /// every platform or file system can open a directory.
 fn sync_dir(target: &Path) {

@@ -297,13 +297,7 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
                 let score = row.comparison.as_ref().map_or_else(|| "-".to_owned(), score_text);
                 let detail = match (&row.comparison, &row.error) {
                     (_, Some(error)) => error.clone(),
-                    (Some(c), None) => c.first_difference.as_ref().map_or_else(String::new, |d| {
-                        format!(
-                            "expected line {}, found line {}",
-                            or_end(&line(&d.expected)),
-                            or_end(&line(&d.actual))
-                        )
-                    }),
+                    (Some(c), None) => c.first_difference.as_ref().map_or_else(String::new, Difference::at),
                     (None, None) => String::new(),
                 };
                 writeln!(
@@ -317,8 +311,4 @@ fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Re
             Ok(())
         }
     }
-}
-
-fn or_end(line: &str) -> &str {
-    if line.is_empty() { "(end of file)" } else { line }
 }

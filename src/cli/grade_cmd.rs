@@ -1,23 +1,21 @@
 //! `ttt-referee grade`: run submissions against tests in the sandbox, print
 //! a table, write the reports.
 
-use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
+
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
 use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs};
 use crate::check::CheckOptions;
-use crate::grade::gradescope::{self, Scoring, Visibility};
+use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
-    self, Api, ApiPlan, CaseOptions, Expected, Grader, Io, Languages, Plan, Programs, SubmissionResult,
-    Verdict, report,
+    self, Api, ApiPlan, CaseOptions, Class, Expected, GradeError, Grader, Io, Languages, Plan, Programs,
+    report,
 };
-use crate::output::{Durability, Staged};
 use crate::play::Profile;
 use crate::referee::Format;
 use crate::sandbox::{Limits, copy};
@@ -411,7 +409,7 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
     let status = grade(args);
     // Gradescope shows a student nothing at all without results.json.
     if let (Err(e), Some(path)) = (&status, &args.gradescope) {
-        write_file(path, |out| gradescope::write_failure(&e.to_string(), out))?;
+        Gradescope::failed(path, &e.to_string()).map_err(CliError::report)?;
     }
     status
 }
@@ -421,98 +419,41 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     if args.gradescope.is_some() && args.submissions.len() != 1 {
         return Err(CliError::GradescopeNeedsOne { count: args.submissions.len() });
     }
-    // A stray file among `students/*` is no reason to stop a whole class.
-    let mut submissions = Vec::new();
-    for submission in &args.submissions {
-        if submission.is_dir() {
-            submissions.push(submission.clone());
-        } else {
-            let _ = writeln!(
-                io::stderr(),
-                "ttt-referee: warning: {}: not a directory; skipped (a submission is a directory)",
-                report::inert(&submission.display().to_string())
-            );
-        }
-    }
-    if submissions.is_empty() {
-        return Err(CliError::NoSubmissions);
-    }
-    distinct_names(&submissions)?;
-    let plan = args.plan.plan()?;
-    let tests = plan.test_names();
-    let limits = plan.limits;
-    let grader = Grader::new(plan).map_err(CliError::Grade)?;
-    let protection_text = grader.protections().to_string();
-    let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{protection_text}");
-
-    let total = (tests.len() * submissions.len()) as u64;
-    let bar = crate::spinner::progress_bar(total, "tests");
-    // Ctrl-C or SIGTERM: the runs under way are killed, the submissions
-    // finished are reported, and the scratch directory goes; a second one
-    // ends at once.
-    let stop = grader.stopper();
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register_conditional_shutdown(
-            signal,
-            EXIT_INTERRUPTED.into(),
-            Arc::clone(&stop),
+    let class = Class::sort(&args.submissions).map_err(CliError::Class)?;
+    for skipped in &class.skipped {
+        let _ = writeln!(
+            io::stderr(),
+            "ttt-referee: warning: {}: not a directory; skipped (a submission is a directory)",
+            report::inert(&skipped.display().to_string())
         );
-        let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
     }
-    let outcome = grader.grade(&submissions, &|| bar.inc(1)).map_err(CliError::GradingStopped)?;
-    bar.finish_and_clear();
-    drop(grader);
-    let results = outcome.results;
+    let grader = Grader::new(args.plan.plan()?).map_err(CliError::Grade)?;
+    let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
+    grader.stop_on_signals(EXIT_INTERRUPTED);
 
-    let mut stdout = io::stdout().lock();
-    report::table(&results, &mut stdout).map_err(CliError::stdout)?;
-    stdout.flush().map_err(CliError::stdout)?;
-
+    let mut sinks = report::Sinks::new();
+    sinks.push(report::Progress::default());
+    sinks.push(report::Table);
     if let Some(dir) = &args.report {
-        fs::create_dir_all(dir).map_err(|source| CliError::write(dir, source))?;
-        write_file(&dir.join("grades.csv"), |out| report::csv(&results, &tests, out))?;
-        write_file(&dir.join("results.json"), |out| report::json(&results, &limits, out))?;
-        write_file(&dir.join("junit.xml"), |out| report::junit(&results, out))?;
-        write_file(&dir.join("report.html"), |out| report::html_page(&results, &protection_text, out))?;
+        sinks.push(report::ReportDir::new(dir.clone()));
     }
-    if let (Some(path), [result]) = (&args.gradescope, results.as_slice()) {
-        write_file(path, |out| gradescope::write(result, &scoring, out))?;
+    if let Some(path) = &args.gradescope {
+        sinks.push(Gradescope::new(path.clone(), scoring));
     }
+    let outcome = grader.grade(&class.submissions, &mut sinks).map_err(|e| match e {
+        GradeError::Report(e) => CliError::report(e),
+        e => CliError::GradingStopped(e),
+    })?;
     if !outcome.not_graded.is_empty() {
         let names: Vec<String> = outcome.not_graded.iter().map(|n| report::inert(n).into_owned()).collect();
         let _ = writeln!(
             io::stderr(),
             "ttt-referee: interrupted: {} of {} submissions graded; not graded: {}",
-            results.len(),
-            submissions.len(),
+            outcome.results.len(),
+            class.submissions.len(),
             names.join(", ")
         );
         return Ok(EXIT_INTERRUPTED);
     }
-    Ok(if results.iter().all(all_passed) { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
-}
-
-/// Every submission has a name of its own: reports name them by it.
-fn distinct_names(submissions: &[PathBuf]) -> Result<(), CliError> {
-    let mut seen: std::collections::HashMap<String, &PathBuf> = std::collections::HashMap::new();
-    for submission in submissions {
-        let name = grade::submission_name(submission);
-        if let Some(first) = seen.insert(name.clone(), submission) {
-            return Err(CliError::SameName {
-                name: report::inert(&name).into_owned(),
-                first: report::inert(&first.display().to_string()).into_owned(),
-                second: report::inert(&submission.display().to_string()).into_owned(),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn all_passed(result: &SubmissionResult) -> bool {
-    result.tests.iter().all(|t| t.verdict == Verdict::Pass)
-}
-
-/// Writes a report file whole (renamed into place once synced).
-fn write_file(path: &Path, write: impl FnOnce(&mut Staged) -> io::Result<()>) -> Result<(), CliError> {
-    super::write_whole(path, Durability::Synced, write)
+    Ok(if outcome.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
 }

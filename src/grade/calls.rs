@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::api::{self, Api};
 use super::build::Build;
-use super::grader::Grader;
+use super::grader::{Grader, Tell};
 use super::intake::{Failed, Halt, Step};
 use super::plan::{ApiPlan, harness_limits};
 use super::result::SubmissionResult;
@@ -48,7 +48,7 @@ impl Grader {
         source: &Path,
         area: &Path,
         api: ApiPlan,
-        progress: &(dyn Fn() + Sync),
+        progress: &Tell<'_>,
     ) -> Result<SubmissionResult, Halt> {
         let plan = &self.plan;
         let name = name.to_owned();
@@ -135,9 +135,7 @@ impl Grader {
                 return Ok(self.not_run(name, language, log, &detail, progress));
             }
         };
-        for _ in &tests {
-            progress();
-        }
+        tests.iter().for_each(progress);
         Ok(SubmissionResult::graded(name, language, build_log, tests))
     }
 }

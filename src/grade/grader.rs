@@ -7,15 +7,17 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 
 use super::build::{BUILD_LOG_BYTES, Build};
+use super::class::submission_name;
 use super::intake::{Failed, Faults, Halt, Step};
 use super::language::Commands;
 use super::plan::{Io, Plan, Programs};
+use super::report::{Grading, ReportError, Sink};
 use super::result::{Graded, Stopped, SubmissionResult, TestResult, Verdict};
 use crate::sandbox::{self, Protections, Sandbox, SandboxError, copy};
 use crate::text;
@@ -43,7 +45,13 @@ pub enum GradeError {
     /// The plan requires every protection and some are missing.
     #[error("--require-sandbox: some protections are not in force on this machine:\n{0}")]
     Unprotected(Protections),
+    /// The grading is done and a report of it could not be written.
+    #[error(transparent)]
+    Report(ReportError),
 }
+
+/// How the grader tells a sink of each test of one submission.
+pub(in crate::grade) type Tell<'a> = dyn Fn(&TestResult) + Sync + 'a;
 
 /// A grading ready to run: a [`Plan`], and a sandbox that was probed and
 /// gives what the plan requires.
@@ -94,21 +102,50 @@ impl Grader {
         self.sandbox.stopper()
     }
 
+    /// Ctrl-C or SIGTERM stops the grading as [`Grader::stopper`] does: the
+    /// runs under way are killed, the submissions finished are reported, and
+    /// the scratch directory goes. A second signal ends the process at once,
+    /// with exit status `status`.
+    pub fn stop_on_signals(&self, status: u8) {
+        let stop = self.stopper();
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let _ =
+                signal_hook::flag::register_conditional_shutdown(signal, status.into(), Arc::clone(&stop));
+            let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
+        }
+    }
+
     /// Grades every submission on every test, `jobs` builds and runs at a
-    /// time. `progress` is called after each test (and each test a failed
-    /// build leaves unrun).
+    /// time, telling `sink` of each test as it is decided (and each test a
+    /// failed build leaves unrun), of each submission graded, and of the
+    /// whole at the end.
     ///
     /// Nothing in one submission stops the others: every step the grader
     /// takes with a submission's files fails that submission alone (every
     /// test `build-failed`, with the reason), and so does a panic in the
     /// grader while it grades one, caught at the submission's boundary as a
     /// last wall and reported as an internal error.
-    pub fn grade(&self, submissions: &[PathBuf], progress: &(dyn Fn() + Sync)) -> Result<Graded, GradeError> {
+    ///
+    /// # Errors
+    /// When the worker threads cannot be started, or a report cannot be
+    /// written ([`GradeError::Report`]).
+    pub fn grade(&self, submissions: &[PathBuf], sink: &mut dyn Sink) -> Result<Graded, GradeError> {
         let jobs = self.plan.jobs.max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
             .map_err(|source| GradeError::Threads { jobs, source })?;
+        let tests = self.plan.test_names();
+        let protections = self.protections.to_string();
+        sink.begin(&Grading {
+            tests: &tests,
+            submissions: submissions.len(),
+            limits: &self.plan.limits,
+            protections: &protections,
+        });
+        // Told from every worker, one call at a time.
+        let sink = Mutex::new(sink);
+        let told = || sink.lock().unwrap_or_else(PoisonError::into_inner);
         let outcomes: Vec<(String, Option<SubmissionResult>)> = pool.install(|| {
             submissions
                 .par_iter()
@@ -116,8 +153,9 @@ impl Grader {
                 .map(|(index, submission)| {
                     let name = submission_name(submission);
                     let area = self.sandbox.scratch().join(format!("submission-{index}"));
+                    let progress = |test: &TestResult| told().test(&name, test);
                     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        self.grade_one(submission, &name, &area, progress)
+                        self.grade_one(submission, &name, &area, &progress)
                     }));
                     let failed = match graded {
                         Ok(Ok(result)) => Ok(result),
@@ -126,8 +164,9 @@ impl Grader {
                         Err(panic) => Err(internal_error(&*panic)),
                     };
                     let result = failed.unwrap_or_else(|why| {
-                        self.not_run(name.clone(), "unknown".to_owned(), why.clone(), &why, progress)
+                        self.not_run(name.clone(), "unknown".to_owned(), why.clone(), &why, &progress)
                     });
+                    told().submission(&result);
                     // What cannot be removed now goes with the scratch
                     // directory when the grading ends.
                     if self.check(Step::CleanUp, &name).is_ok() {
@@ -144,6 +183,8 @@ impl Grader {
                 None => graded.not_graded.push(name),
             }
         }
+        let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+        sink.finish(&graded).map_err(GradeError::Report)?;
         Ok(graded)
     }
 
@@ -157,15 +198,20 @@ impl Grader {
         language: String,
         log: String,
         detail: &str,
-        progress: &(dyn Fn() + Sync),
+        progress: &Tell<'_>,
     ) -> SubmissionResult {
         let tests = self
             .plan
             .test_names()
             .iter()
             .map(|test| {
-                progress();
-                TestResult::not_run(test, Verdict::BuildFailed, text::said(detail, DETAIL_BYTES).into_owned())
+                let test = TestResult::not_run(
+                    test,
+                    Verdict::BuildFailed,
+                    text::said(detail, DETAIL_BYTES).into_owned(),
+                );
+                progress(&test);
+                test
             })
             .collect();
         SubmissionResult {
@@ -187,7 +233,7 @@ impl Grader {
         submission: &Path,
         name: &str,
         area: &Path,
-        progress: &(dyn Fn() + Sync),
+        progress: &Tell<'_>,
     ) -> Result<SubmissionResult, Halt> {
         let plan = &self.plan;
         let source = area.join("source");
@@ -255,7 +301,9 @@ impl Grader {
             .par_iter()
             .map(|test| {
                 let result = self.grade_test(&start, &commands.run, test);
-                progress();
+                if let Ok(test) = &result {
+                    progress(test);
+                }
                 result
             })
             .collect::<Result<_, Stopped>>()?;
@@ -279,14 +327,4 @@ fn internal_error(panic: &(dyn std::any::Any + Send)) -> String {
          This is a bug in ttt-referee: please report it with this message.",
         text::cut(&message, 1000)
     )
-}
-
-/// A submission's name: its directory's last component (the real one for
-/// `.` or a path ending in `/`).
-#[must_use]
-pub fn submission_name(path: &Path) -> String {
-    let named = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
-    named(path)
-        .or_else(|| fs::canonicalize(path).ok().as_deref().and_then(named))
-        .unwrap_or_else(|| path.display().to_string())
 }

@@ -25,8 +25,8 @@
 pub mod api;
 pub mod build;
 pub mod calls;
+pub mod class;
 pub mod grader;
-pub mod gradescope;
 pub mod intake;
 pub mod language;
 pub mod plan;
@@ -39,7 +39,8 @@ pub mod verdict;
 
 pub use self::api::{Api, CaseOptions};
 pub use self::build::BUILD_LOG_BYTES;
-pub use self::grader::{GradeError, Grader, submission_name};
+pub use self::class::{Class, ClassError, submission_name};
+pub use self::grader::{GradeError, Grader};
 pub use self::intake::{Faults, Step};
 pub use self::language::{Commands, Languages};
 pub use self::plan::{

@@ -225,6 +225,14 @@ pub struct Graded {
 }
 
 /// A submission's score out of 100: its tests' mean.
+impl Graded {
+    /// Whether every test of every submission graded passed.
+    #[must_use]
+    pub fn all_passed(&self) -> bool {
+        self.results.iter().all(|r| r.tests.iter().all(|t| t.verdict == Verdict::Pass))
+    }
+}
+
 fn mean_score(tests: &[TestResult]) -> f64 {
     #[allow(clippy::cast_precision_loss, reason = "test counts are small")]
     if tests.is_empty() {

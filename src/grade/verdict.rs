@@ -49,9 +49,8 @@ pub(super) fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
                 let detail = match &c.first_difference {
                     None => format!("all {} lines match", c.expected),
                     Some(d) => format!(
-                        "the first difference: expected line {}, found line {}; {} of {} lines match, {} written",
-                        d.expected.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
-                        d.actual.as_ref().map_or_else(|| "(end)".to_owned(), |(n, _)| n.to_string()),
+                        "the first difference: {}; {} of {} lines match, {} written",
+                        d.at(),
                         c.matched,
                         c.expected,
                         text::thousands(c.actual)

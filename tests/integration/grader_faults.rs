@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ttt_referee::check::{CheckOptions, Header};
+use ttt_referee::grade::report::{Grading, ReportError, Sink, Sinks};
 use ttt_referee::grade::{
-    self, Api, ApiPlan, CaseOptions, Expected, Faults, Grader, Io, Plan, Programs, Step, SubmissionResult,
-    Verdict, suite,
+    self, Api, ApiPlan, CaseOptions, Expected, Faults, Graded, Grader, Io, Plan, Programs, Step,
+    SubmissionResult, TestResult, Verdict, suite,
 };
 use ttt_referee::referee;
 use ttt_referee::sandbox::{Sandbox, copy};
@@ -52,9 +53,58 @@ fn grade_with(faults: Faults) -> Vec<SubmissionResult> {
     let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
     let mut grader = Grader::with_sandbox(plan(), sandbox).unwrap();
     grader.inject_faults(faults);
-    let done = grader.grade(&students(), &|| {}).unwrap();
+    let mut told = Told::default();
+    let done = grader.grade(&students(), &mut told).unwrap();
     assert!(done.not_graded.is_empty());
+    // The sink was told of every test of every submission, the failed one's
+    // too, and of each submission once, before the whole.
+    assert_eq!(told.begun, Some((2, 3)));
+    let mut tested: Vec<String> = told.tests.clone();
+    tested.sort();
+    let mut every: Vec<String> = done
+        .results
+        .iter()
+        .flat_map(|r| r.tests.iter().map(|t| format!("{}/{}", r.submission, t.test)))
+        .collect();
+    every.sort();
+    assert_eq!(tested, every);
+    let mut submissions = told.submissions.clone();
+    submissions.sort();
+    assert_eq!(submissions, ["ada-c", "ben-cpp", "cleo-py"]);
+    assert_eq!(told.finished, 3);
     done.results
+}
+
+/// A sink that keeps what it is told.
+#[derive(Default)]
+struct Told {
+    /// The tests and submissions of the grading begun.
+    begun: Option<(usize, usize)>,
+    /// `submission/test`, for each test told.
+    tests: Vec<String>,
+    /// Each submission told.
+    submissions: Vec<String>,
+    /// How many results the finished grading had.
+    finished: usize,
+}
+
+impl Sink for Told {
+    fn begin(&mut self, grading: &Grading<'_>) {
+        self.begun = Some((grading.tests.len(), grading.submissions));
+    }
+
+    fn test(&mut self, submission: &str, test: &TestResult) {
+        self.tests.push(format!("{submission}/{}", test.test));
+    }
+
+    fn submission(&mut self, result: &SubmissionResult) {
+        self.submissions.push(result.submission.clone());
+    }
+
+    fn finish(&mut self, graded: &Graded) -> Result<(), ReportError> {
+        self.finished = graded.results.len();
+        Ok(())
+    }
 }
 
 /// A fault at `step` for the submission `victim` alone.
@@ -109,7 +159,7 @@ fn a_harness_that_cannot_be_placed_fails_only_its_submission() {
     grader.inject_faults(fault_at(Step::PlaceHarness, "ben-shallow"));
     let students: Vec<PathBuf> =
         ["ada-correct", "ben-shallow"].iter().map(|s| fixture("api/xtreme").join(s)).collect();
-    let done = grader.grade(&students, &|| {}).unwrap();
+    let done = grader.grade(&students, &mut Sinks::new()).unwrap();
     let [ada, ben] = done.results.as_slice() else { panic!("{:#?}", done.results) };
     assert!(ada.tests.iter().all(|t| t.verdict == Verdict::Pass), "{ada:#?}");
     let says = "the grader failed placing the harness's files (api/submission): injected at PlaceHarness";

@@ -367,7 +367,11 @@ fn check_a_directory_prints_one_row_per_file() {
     assert_eq!(statuses, ["match", "differ", "missing", "error"]);
     assert_eq!(json[1]["first_difference"]["expected"], serde_json::json!([n, "Winner: X"]));
     let text = run("text");
-    assert!(text.lines().nth(2).unwrap().starts_with("b-wrong.txt      differ"), "{text}");
+    let row = |i: usize| text.lines().nth(i).unwrap().to_owned();
+    assert!(row(2).starts_with("b-wrong.txt      differ"), "{text}");
+    // The first difference in check.rs's one wording, as grade's details say it.
+    assert!(row(2).ends_with(&format!("  expected line {n}, found line {n}")), "{text}");
+    assert!(row(3).ends_with("  expected line 1, found (end of file)"), "{text}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The reports of a grading run: a table for the terminal, and files for
 //! gradebooks (CSV), tools (JSON), CI (`JUnit` XML) and people (one HTML
-//! page); Gradescope's is [`super::gradescope`]. Each writer writes to any `io::Write`; the caller makes
-//! the files appear whole.
+//! page); Gradescope's is [`super::gradescope`]. Each writer writes to any
+//! `io::Write`; the sinks ([`super::files`]) make the files appear whole.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -10,8 +10,8 @@ use std::time::Duration;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Serialize;
 
-use super::{SubmissionResult, Verdict};
 use crate::check::Unmatched;
+use crate::grade::result::{SubmissionResult, TestResult, Verdict};
 
 /// Scores as reports print them: at most two decimals, no trailing zeros.
 #[must_use]
@@ -356,7 +356,7 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
 
 /// A wrong test with answers of its own to show (a function graded with
 /// `--api` has only its smallest failing call's).
-fn whole_answer(t: &super::TestResult) -> bool {
+fn whole_answer(t: &TestResult) -> bool {
     t.verdict == Verdict::Wrong && !(t.expected.is_empty() && t.actual.is_empty())
 }
 

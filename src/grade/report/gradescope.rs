@@ -5,12 +5,14 @@
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::report::{capitalized, inert};
-use super::{STDERR_LINES, SubmissionResult, TestResult, Verdict};
+use super::formats::{capitalized, inert};
+use super::{ReportError, Sink, write_file};
+use crate::grade::result::{Graded, STDERR_LINES, SubmissionResult, TestResult, Verdict};
 
 /// When students see a test (Gradescope's `visibility`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -103,6 +105,40 @@ struct Case {
     status: &'static str,
     output: String,
     visibility: Visibility,
+}
+
+/// Gradescope's `results.json` for the one submission graded (a grading of
+/// one submission: Gradescope runs one autograder per student).
+#[derive(Debug)]
+pub struct Gradescope {
+    path: PathBuf,
+    scoring: Scoring,
+}
+
+impl Gradescope {
+    /// Gradescope's report, to be written at `path`.
+    #[must_use]
+    pub fn new(path: PathBuf, scoring: Scoring) -> Gradescope {
+        Gradescope { path, scoring }
+    }
+
+    /// Writes at `path` the report of a grading that could not be done,
+    /// saying why: Gradescope shows a student nothing at all without one.
+    ///
+    /// # Errors
+    /// When it cannot be written.
+    pub fn failed(path: &Path, why: &str) -> Result<(), ReportError> {
+        write_file(path, |out| write_failure(why, out))
+    }
+}
+
+impl Sink for Gradescope {
+    fn finish(&mut self, graded: &Graded) -> Result<(), ReportError> {
+        match graded.results.as_slice() {
+            [result] => write_file(&self.path, |out| write(result, &self.scoring, out)),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Writes `results.json` for `result`.

@@ -1,0 +1,59 @@
+//! The reports a grading writes when it is over: the terminal's table
+//! ([`Table`]) and the report directory ([`ReportDir`]).
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::{Grading, ReportError, Sink, formats, write_file};
+use crate::grade::result::Graded;
+use crate::sandbox::Limits;
+
+/// The table on standard output: a row per submission graded.
+#[derive(Debug, Default)]
+pub struct Table;
+
+impl Sink for Table {
+    fn finish(&mut self, graded: &Graded) -> Result<(), ReportError> {
+        let mut stdout = io::stdout().lock();
+        formats::table(&graded.results, &mut stdout)
+            .and_then(|()| stdout.flush())
+            .map_err(|source| ReportError { path: None, source })
+    }
+}
+
+/// `--report DIR`: `grades.csv`, `results.json`, `junit.xml` and
+/// `report.html`, each written whole.
+#[derive(Debug)]
+pub struct ReportDir {
+    dir: PathBuf,
+    tests: Vec<String>,
+    limits: Option<Limits>,
+    protections: String,
+}
+
+impl ReportDir {
+    /// The reports of a grading, to be written into `dir` (made if need be).
+    #[must_use]
+    pub fn new(dir: PathBuf) -> ReportDir {
+        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new() }
+    }
+}
+
+impl Sink for ReportDir {
+    fn begin(&mut self, grading: &Grading<'_>) {
+        self.tests = grading.tests.to_vec();
+        self.limits = Some(*grading.limits);
+        grading.protections.clone_into(&mut self.protections);
+    }
+
+    fn finish(&mut self, graded: &Graded) -> Result<(), ReportError> {
+        let (dir, results) = (&self.dir, &graded.results);
+        fs::create_dir_all(dir).map_err(|source| ReportError { path: Some(dir.clone()), source })?;
+        let limits = self.limits.unwrap_or(crate::grade::TEST_LIMITS);
+        write_file(&dir.join("grades.csv"), |out| formats::csv(results, &self.tests, out))?;
+        write_file(&dir.join("results.json"), |out| formats::json(results, &limits, out))?;
+        write_file(&dir.join("junit.xml"), |out| formats::junit(results, out))?;
+        write_file(&dir.join("report.html"), |out| formats::html_page(results, &self.protections, out))
+    }
+}
