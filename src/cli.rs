@@ -31,6 +31,7 @@ use crate::check;
 use crate::corpus::GenError;
 use crate::engine::EngineError;
 use crate::grade::language::ConfigError;
+use crate::grade::package::PackageError;
 use crate::grade::report::ReportError;
 use crate::grade::report::gradescope::ScoringError;
 use crate::grade::suite::SuiteError;
@@ -363,6 +364,15 @@ enum CliError {
 impl CliError {
     fn write(path: &Path, source: io::Error) -> CliError {
         CliError::Write { path: Shown::output(Some(path)), source }
+    }
+
+    /// A package the autograder commands could not write.
+    fn package(error: PackageError) -> CliError {
+        match error {
+            PackageError::Read { path, source } => CliError::Read { path: Shown::input(&path), source },
+            PackageError::Open { path, source } => CliError::Open { path: Shown::input(&path), source },
+            PackageError::Write { path, source } => CliError::write(&path, source),
+        }
     }
 
     /// A grading's report that could not be written.

@@ -29,6 +29,7 @@ pub mod class;
 pub mod grader;
 pub mod intake;
 pub mod language;
+pub mod package;
 pub mod plan;
 pub mod report;
 pub mod result;

@@ -1,0 +1,279 @@
+//! The packages `autograder` writes, so a course's platform grades exactly
+//! as `grade` does on the TA's machine: Gradescope's zip (its setup and run
+//! scripts, the grader and the tests) and a GitHub repository's workflow
+//! with the grader and the tests beside it.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write as _};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use super::suite;
+use crate::output::{self, Durability};
+
+/// Where the grader's files go inside a GitHub repository.
+pub const GITHUB_HOME: &str = ".github/ttt-referee";
+
+/// Why a package cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    /// A file to carry cannot be read.
+    #[error("{}: cannot read: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The tests' directory cannot be listed.
+    #[error("{}: cannot open: {source}", .path.display())]
+    Open {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The package cannot be written.
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+/// What a package carries: the grader (a `ttt-referee` with its
+/// `ttt-guard` beside it), the tests (with their `grade.toml`), and the
+/// `grade` options to run them with.
+#[derive(Clone, Debug)]
+pub struct Contents<'a> {
+    /// The `ttt-referee` to carry; its `ttt-guard` is beside it.
+    pub binary: &'a Path,
+    /// The tests' directory (`None` with `--api`: the cases are made anew).
+    pub tests: Option<&'a Path>,
+    /// The language table, if there is one.
+    pub config: Option<&'a Path>,
+    /// `grade`'s options, as given, but for `--tests` and `--config`.
+    pub options: &'a [OsString],
+}
+
+/// What a package was written with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// How many tests it carries (`None` with `--api`).
+    pub tests: Option<usize>,
+    /// Binaries linked against this machine's C library, which the
+    /// platform's may not match.
+    pub dynamic: Vec<PathBuf>,
+}
+
+/// The files a package carries, by their path inside it, with their modes.
+struct Package {
+    files: Vec<(String, Vec<u8>, u32)>,
+    written: Written,
+}
+
+impl Package {
+    /// The grader and the tests, under `prefix`.
+    fn gather(contents: &Contents<'_>, prefix: &str) -> Result<Package, PackageError> {
+        let read = |path: &Path| {
+            fs::read(path).map_err(|source| PackageError::Read { path: path.to_owned(), source })
+        };
+        let mut package = Package { files: Vec::new(), written: Written::default() };
+        let guard = contents.binary.with_file_name("ttt-guard");
+        for (path, name) in [(contents.binary, "ttt-referee"), (guard.as_path(), "ttt-guard")] {
+            let bytes = read(path)?;
+            if memchr::memmem::find(&bytes[..bytes.len().min(4096)], b"/ld-linux").is_some() {
+                package.written.dynamic.push(path.to_owned());
+            }
+            package.files.push((format!("{prefix}bin/{name}"), bytes, 0o755));
+        }
+        let mut tests: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = contents.tests {
+            tests = suite::test_files(dir, &["txt", "stdin"])
+                .map_err(|source| PackageError::Open { path: dir.to_owned(), source })?;
+            package.written.tests = Some(tests.len());
+        }
+        for path in tests.iter().map(PathBuf::as_path).chain(contents.config) {
+            let bytes = read(path)?;
+            let name = if Some(path) == contents.config {
+                "grade.toml".to_owned()
+            } else {
+                path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            };
+            package.files.push((format!("{prefix}tests/{name}"), bytes, 0o644));
+        }
+        Ok(package)
+    }
+
+    fn add(&mut self, path: &str, text: String, mode: u32) {
+        self.files.push((path.to_owned(), text.into_bytes(), mode));
+    }
+}
+
+/// Writes Gradescope's autograder zip at `out`.
+///
+/// # Errors
+/// When a file to carry cannot be read or the zip cannot be written.
+pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, PackageError> {
+    let mut package = Package::gather(contents, "")?;
+    package.add("setup.sh", SETUP.to_owned(), 0o755);
+    let tests = if contents.tests.is_some() { "--tests \"$root/source/tests\" " } else { "" };
+    package.add(
+        "run_autograder",
+        RUN_AUTOGRADER.replace("{tests}", tests).replace("{options}", &shell_line(contents.options)),
+        0o755,
+    );
+    output::write_whole(out, Durability::Synced, |file| {
+        let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+        for (path, bytes, mode) in &package.files {
+            // Binaries are stored as they are: compressing them takes longer
+            // than it saves.
+            let method = if *mode & 0o111 != 0 && path.starts_with("bin/") {
+                zip::CompressionMethod::Stored
+            } else {
+                zip::CompressionMethod::Deflated
+            };
+            let options =
+                zip::write::SimpleFileOptions::default().unix_permissions(*mode).compression_method(method);
+            zip.start_file(path.as_str(), options).map_err(io::Error::other)?;
+            zip.write_all(bytes)?;
+        }
+        let bytes = zip.finish().map_err(io::Error::other)?.into_inner();
+        file.write_all(&bytes)
+    })
+    .map_err(|source| PackageError::Write { path: out.to_owned(), source })?;
+    Ok(package.written)
+}
+
+/// Writes into the repository `out_dir` a workflow that grades it on every
+/// push (`.github/workflows/grade.yml`), with the grader, the tests and the
+/// grading step in [`GITHUB_HOME`].
+///
+/// # Errors
+/// When a file to carry cannot be read or one cannot be written.
+pub fn github(contents: &Contents<'_>, out_dir: &Path) -> Result<Written, PackageError> {
+    let prefix = format!("{GITHUB_HOME}/");
+    let mut package = Package::gather(contents, &prefix)?;
+    let tests = if contents.tests.is_some() { "--tests \"$here/tests\" " } else { "" };
+    package.add(
+        &format!("{prefix}grade"),
+        GITHUB_GRADE.replace("{tests}", tests).replace("{options}", &shell_line(contents.options)),
+        0o755,
+    );
+    package.add(".github/workflows/grade.yml", GITHUB_WORKFLOW.to_owned(), 0o644);
+    for (path, bytes, mode) in &package.files {
+        let target = out_dir.join(path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(failed(parent))?;
+        }
+        output::write_whole(&target, Durability::Synced, |out| out.write_all(bytes))
+            .map_err(failed(&target))?;
+        fs::set_permissions(&target, fs::Permissions::from_mode(*mode)).map_err(failed(&target))?;
+    }
+    Ok(package.written)
+}
+
+/// The error of writing `path`.
+fn failed(path: &Path) -> impl FnOnce(io::Error) -> PackageError + '_ {
+    move |source| PackageError::Write { path: path.to_owned(), source }
+}
+
+/// `args` as shell words, each quoted as needed.
+#[must_use]
+pub fn shell_line(args: &[OsString]) -> String {
+    args.iter().map(|a| shell_words::quote(&a.to_string_lossy()).into_owned()).collect::<Vec<_>>().join(" ")
+}
+
+/// Gradescope's `setup.sh`: installs the grader where the sandbox can
+/// reach it, and the compilers the built-in languages use.
+const SETUP: &str = r#"#!/usr/bin/env bash
+# Written by `ttt-referee autograder gradescope`. Gradescope runs it once, as
+# root, when it builds the autograder's image. AUTOGRADER_ROOT and TTT_PREFIX
+# are only for trying it out elsewhere.
+set -euo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+prefix="${TTT_PREFIX:-/usr/local}"
+install -d "$prefix/bin"
+install -m 0755 "$root/source/bin/ttt-referee" "$root/source/bin/ttt-guard" "$prefix/bin/"
+# The compilers and interpreters of grade's built-in languages.
+need=()
+command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+command -v python3 >/dev/null || need+=(python3)
+command -v javac >/dev/null || need+=(default-jdk-headless)
+if [ "${#need[@]}" -gt 0 ]; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}"
+fi
+"$prefix/bin/ttt-referee" --version
+"#;
+
+/// Gradescope's `run_autograder`: grades the submission as one, and always
+/// leaves a `results.json`.
+const RUN_AUTOGRADER: &str = r#"#!/usr/bin/env bash
+# Written by `ttt-referee autograder gradescope`. Gradescope runs it as root
+# for each submission; students see results.json, the TA also this output.
+set -u
+root="${AUTOGRADER_ROOT:-/autograder}"
+prefix="${TTT_PREFIX:-/usr/local}"
+mkdir -p "$root/results"
+results="$root/results/results.json"
+rm -f "$results"
+"$prefix/bin/ttt-referee" grade {tests}{options} --gradescope "$results" "$root/submission"
+status=$?
+# grade writes results.json even when it cannot grade; this is for when it
+# could not run at all.
+if [ ! -s "$results" ]; then
+    printf '{"score": 0, "execution_time": 0, "output": "The autograder could not run ttt-referee (exit status %s). Please tell your instructor.", "tests": []}\n' "$status" > "$results"
+fi
+exit 0
+"#;
+
+/// The GitHub grading step: grades the repository's checkout as one
+/// submission, as the runner's ordinary user.
+const GITHUB_GRADE: &str = r#"#!/usr/bin/env bash
+# Written by `ttt-referee autograder github`: grades this repository (but for
+# .git and .github) as one submission. Run from the repository's root; exit 0
+# when every test passes. TTT_REPORT says where the reports go.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+report="${TTT_REPORT:-$PWD/ttt-report}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+submission="$work/$(basename "$PWD")"
+mkdir "$submission"
+tar --exclude=./.git --exclude=./.github --exclude=./ttt-report -cf - . | tar -C "$submission" -xf -
+"$here/bin/ttt-referee" grade {tests}{options} --report "$report" "$submission"
+"#;
+
+/// The workflow: on every push, grade, show the table in the run's summary,
+/// keep the reports as an artifact.
+const GITHUB_WORKFLOW: &str = r#"# Written by `ttt-referee autograder github`: grades the student's program
+# on every push. The grader and the tests are in .github/ttt-referee/.
+name: Grade
+on:
+  push:
+  workflow_dispatch:
+permissions:
+  contents: read
+jobs:
+  grade:
+    runs-on: ubuntu-latest
+    timeout-minutes: 15
+    steps:
+      - uses: actions/checkout@v4
+      - name: Grade
+        run: |
+          set -o pipefail
+          .github/ttt-referee/grade | tee -a "$GITHUB_STEP_SUMMARY"
+      - name: Keep the reports
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: ttt-report
+          path: ttt-report/
+"#;
