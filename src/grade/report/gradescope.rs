@@ -256,23 +256,15 @@ mod tests {
         let tests = scores
             .iter()
             .enumerate()
-            .map(|(i, &score)| TestResult {
-                test: format!("t{i}.txt"),
-                verdict: if score >= 1.0 { Verdict::Pass } else { Verdict::Wrong },
-                score,
-                detail: "d".to_owned(),
-                wall: 0.4,
-                cpu: 0.1,
-                exit_status: Some(0),
-                signal: None,
-                lines_matched: None,
-                lines_found: None,
-                first_difference: None,
-                expected: String::new(),
-                actual: String::new(),
-                stderr: String::new(),
-                unmatched: crate::check::Unmatched::default(),
-                smallest_failing_input: None,
+            .map(|(i, &score)| {
+                let verdict = if score >= 1.0 { Verdict::Pass } else { Verdict::Wrong };
+                TestResult {
+                    score,
+                    wall: 0.4,
+                    cpu: 0.1,
+                    exit_status: Some(0),
+                    ..TestResult::not_run(&format!("t{i}.txt"), verdict, "d".to_owned())
+                }
             })
             .collect();
         SubmissionResult {
