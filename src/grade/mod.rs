@@ -22,7 +22,6 @@
 //!
 //! [`sandbox`]: crate::sandbox
 
-pub mod api;
 pub mod build;
 pub mod calls;
 pub mod grader;
@@ -37,8 +36,8 @@ pub mod shrink;
 pub mod suite;
 pub mod verdict;
 
-pub use self::api::{Api, CaseOptions};
 pub use self::build::BUILD_LOG_BYTES;
+pub use self::calls::{Api, CaseOptions};
 pub use self::grader::{GradeError, Grader, submission_name};
 pub use self::intake::{Faults, Step};
 pub use self::language::{Commands, Languages};

@@ -5,13 +5,14 @@
 use std::fs;
 use std::path::Path;
 
-use super::api::{self, Api};
-use super::build::Build;
-use super::grader::Grader;
-use super::intake::{Failed, Halt, Step};
-use super::plan::{ApiPlan, harness_limits};
-use super::result::SubmissionResult;
-use super::verdict::{describe_ending, out_of_cpu, tail};
+use super::super::build::Build;
+use super::super::calls as api;
+use super::super::grader::Grader;
+use super::super::intake::{Failed, Halt, Step};
+use super::super::plan::{ApiPlan, harness_limits};
+use super::super::result::SubmissionResult;
+use super::super::verdict::{describe_ending, out_of_cpu, tail};
+use super::Api;
 use crate::sandbox::{Collect, Ending, Job, SandboxError};
 
 impl Grader {

@@ -21,6 +21,7 @@
 //! package of its own, compiled alone, and first on the run's class path.
 
 pub mod igameboard;
+mod run;
 pub mod xtreme;
 
 use std::fmt::Write as _;
