@@ -13,7 +13,8 @@
 //!   that submission alone;
 //! - [`build`]: the one build;
 //! - [`run`]: one test in the sandbox, a `time-limit` confirmed;
-//! - [`calls`]: an assignment's functions, through its harness ([`api`]);
+//! - [`calls`]: an assignment's functions, a call at a time through its
+//!   harness;
 //! - [`verdict`]: the verdict on a finished run, decided without running
 //!   anything;
 //! - [`shrink`]: the smallest failing input;
