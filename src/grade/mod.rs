@@ -49,6 +49,6 @@ pub use self::result::{
     Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,
     Verdict,
 };
-pub use self::shrink::{Budget, Shrunk};
+pub use self::shrink::{Budget, Evidence, Smallest};
 pub use self::suite::{Expected, Test};
 pub use self::verdict::signal_name;

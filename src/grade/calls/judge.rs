@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::shrink::shrink_all;
 use super::{Call, Outcome};
 use crate::check::Unmatched;
-use crate::grade::shrink::{Budget, Found, Shrunk};
+use crate::grade::shrink::{Budget, Evidence, Smallest};
 use crate::grade::{TestResult, Verdict};
 
 /// Runs the harness once on the calls given (JSON lines) in the sandbox;
@@ -110,7 +110,7 @@ pub fn grade<C: Call>(
             write!(detail, "; {} {}", one_line(&calls[first].shown()), outcome.describe(settings.call_limit));
         let mut test = result(name, verdict, score, detail);
         test.smallest_failing_input =
-            Some(shrunk(&calls[first], &outcome, failed.len(), total, settings.call_limit));
+            Some(smallest(&calls[first], &outcome, failed.len(), total, settings.call_limit));
         if matches!(outcome, Outcome::Wrong { .. } | Outcome::Crashed(_)) {
             to_shrink.push((results.len(), calls[first].clone(), outcome));
         }
@@ -121,9 +121,10 @@ pub fn grade<C: Call>(
     {
         let found = shrink_all(&to_shrink, functions.len(), budget, run)?;
         for ((index, _, _), (call, outcome, rounds, complete)) in to_shrink.iter().zip(found) {
-            if let Some(s) = results[*index].smallest_failing_input.as_mut() {
-                let (failed, total) = (s.lines, s.original_lines);
-                *s = shrunk(&call, &outcome, failed, total, settings.call_limit);
+            if let Some(s) = results[*index].smallest_failing_input.as_mut()
+                && let Evidence::Call { failed, tried } = s.evidence
+            {
+                *s = smallest(&call, &outcome, failed, tried, settings.call_limit);
                 s.runs = rounds;
                 s.complete = complete;
             }
@@ -323,19 +324,16 @@ fn result(name: &str, verdict: Verdict, score: f64, detail: String) -> TestResul
     TestResult { score, ..TestResult::not_run(name, verdict, detail) }
 }
 
-/// A failing call as every report shows it.
-fn shrunk<C: Call>(call: &C, outcome: &Outcome, failed: usize, total: usize, limit: Duration) -> Shrunk {
+/// A failing call as every report shows it, `failed` of the `tried` cases
+/// of its function having failed.
+fn smallest<C: Call>(call: &C, outcome: &Outcome, failed: usize, tried: usize, limit: Duration) -> Smallest {
     let (expected, actual) = match outcome {
         Outcome::Wrong { expected, got, .. } => (expected.clone(), got.clone()),
         _ => (String::new(), String::new()),
     };
-    let shown = call.shown();
-    Shrunk {
-        moves: vec![one_line(&shown)],
-        input: shown,
-        lines: failed,
-        original_lines: total,
-        found: Found::Call,
+    Smallest {
+        input: call.shown(),
+        evidence: Evidence::Call { failed, tried },
         verdict: outcome.verdict(),
         detail: outcome.describe(limit),
         expected,
