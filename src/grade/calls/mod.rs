@@ -152,7 +152,8 @@ pub fn does_not_load(why: &str) -> String {
     format!("it does not load: {}", why.lines().next().unwrap_or_default())
 }
 
-/// The assignments whose functions can be graded one by one.
+/// The assignments whose functions can be graded one by one: the value of
+/// `--api`, each naming its [`Assignment`] ([`Api::assignment`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Api {
     /// seeds/003's `asn3.py`: twelve Python functions on n × n boards.
