@@ -13,7 +13,8 @@
 //!   that submission alone;
 //! - [`build`]: the one build;
 //! - [`run`]: one test in the sandbox, a `time-limit` confirmed;
-//! - [`calls`]: an assignment's functions, through its harness ([`api`]);
+//! - [`calls`]: an assignment's functions, a call at a time through its
+//!   harness;
 //! - [`verdict`]: the verdict on a finished run, decided without running
 //!   anything;
 //! - [`shrink`]: the smallest failing input;
@@ -22,7 +23,6 @@
 //!
 //! [`sandbox`]: crate::sandbox
 
-pub mod api;
 pub mod build;
 pub mod calls;
 pub mod class;
@@ -38,8 +38,8 @@ pub mod shrink;
 pub mod suite;
 pub mod verdict;
 
-pub use self::api::{Api, CaseOptions};
 pub use self::build::BUILD_LOG_BYTES;
+pub use self::calls::{Api, CaseOptions};
 pub use self::class::{Class, ClassError, submission_name};
 pub use self::grader::{GradeError, Grader};
 pub use self::intake::{Faults, Step};
@@ -51,6 +51,6 @@ pub use self::result::{
     Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,
     Verdict,
 };
-pub use self::shrink::{Budget, Shrunk};
+pub use self::shrink::{Budget, Evidence, Smallest};
 pub use self::suite::{Expected, Test};
 pub use self::verdict::signal_name;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::api::{Api, CaseOptions};
+use super::calls::{Api, CaseOptions};
 use super::language::Languages;
 use super::shrink::Budget;
 use super::suite::{Expected, Test};

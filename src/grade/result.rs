@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::shrink::Shrunk;
+use super::shrink::Smallest;
 use crate::check::{Difference, Unmatched};
 
 /// The most of an answer reports keep to show.
@@ -126,7 +126,7 @@ pub struct TestResult {
     pub unmatched: Unmatched,
     /// For a `wrong` or `crashed` test, the smallest input found on which
     /// the program fails the same way, if it is smaller than the test.
-    pub smallest_failing_input: Option<Shrunk>,
+    pub smallest_failing_input: Option<Smallest>,
 }
 
 impl TestResult {

@@ -162,10 +162,7 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
                 let mut description =
                     t.first_difference.as_ref().map(ToString::to_string).unwrap_or_default();
                 if let Some(s) = &t.smallest_failing_input {
-                    // One line: each move's fields joined by a space, the moves by ` / `.
-                    let moves: Vec<String> =
-                        s.moves.iter().map(|m| m.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
-                    let _ = write!(message, "; {}: {}", s.heading(), moves.join(" / "));
+                    let _ = write!(message, "; {}: {}", s.heading(), s.in_one_line());
                     // The XML text keeps no tabs: a tab between a move's fields becomes a space.
                     let _ = write!(description, "\n\n{}:\n{}", s.heading(), s.input.replace('\t', " "));
                     if let Some(d) = &s.first_difference {

@@ -10,7 +10,7 @@ use super::super::grader::Grader;
 use super::super::result::{Stopped, TestResult};
 use super::super::suite::{self, Expected, Test};
 use super::super::verdict::shown;
-use super::{Budget, Shrunk};
+use super::{Budget, Evidence, Smallest};
 
 impl Grader {
     /// The smallest input found on which the program fails as it failed
@@ -28,7 +28,7 @@ impl Grader {
         failed: &TestResult,
         took: Duration,
         budget: Budget,
-    ) -> Result<Option<Shrunk>, Stopped> {
+    ) -> Result<Option<Smallest>, Stopped> {
         let plan = &self.plan;
         let began = Instant::now();
         let pieces = match plan.expected {
@@ -91,15 +91,19 @@ impl Grader {
         if !failed.same_failure(&confirmed) {
             return Ok(None);
         }
-        Ok(Some(Shrunk {
+        Ok(Some(Smallest {
             input: shown(&smallest.input),
-            lines: units.len(),
-            original_lines: pieces.len(),
-            found: super::Found::Game {
+            evidence: Evidence::Transcript {
+                lines: units.len(),
+                original_lines: pieces.len(),
                 unit: match plan.expected {
                     Expected::Referee(_) => "move lines",
                     Expected::Console { .. } => "lines",
                 },
+                moves: units
+                    .iter()
+                    .map(|u| String::from_utf8_lossy(u).trim_end_matches(['\r', '\n']).to_owned())
+                    .collect(),
             },
             verdict: confirmed.verdict,
             detail: confirmed.detail,
@@ -110,10 +114,6 @@ impl Grader {
             runs,
             seconds: began.elapsed().as_secs_f64(),
             complete,
-            moves: units
-                .iter()
-                .map(|u| String::from_utf8_lossy(u).trim_end_matches(['\r', '\n']).to_owned())
-                .collect(),
             unmatched: confirmed.unmatched,
         }))
     }

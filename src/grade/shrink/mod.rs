@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::Verdict;
 use crate::board::Geometry;
@@ -43,21 +43,21 @@ impl Budget {
 }
 
 /// The smallest input found on which the program fails as it failed the
-/// test, with the expected answer and the program's on it.
-#[derive(Clone, Debug, Serialize)]
-pub struct Shrunk {
+/// test, with the expected answer and the program's on it: a shrunk game or
+/// script, or a function's smallest failing call ([`Evidence`] says which).
+///
+/// Written into `results.json` as `smallest_failing_input` (FORMAT.md):
+/// `input`, `lines`, `original_lines` (each kind's two counts, see
+/// [`Smallest::counts`]), `verdict`, `detail`, `expected`, `actual`,
+/// `first_difference`, `stderr`, `runs`, `seconds`, `complete`, in that
+/// order.
+#[derive(Clone, Debug)]
+pub struct Smallest {
     /// The input: the test's header and the lines kept (cut at
-    /// [`super::SHOWN_BYTES`]).
+    /// [`super::SHOWN_BYTES`]), or the call as the student would write it.
     pub input: String,
-    /// How many move lines (a script's lines, for a console) it has.
-    pub lines: usize,
-    /// How many the test has.
-    pub original_lines: usize,
-    /// What was shrunk: a game (or a console's script), or a call of a
-    /// function (then `lines` counts the cases that failed, `original_lines`
-    /// the cases tried).
-    #[serde(skip)]
-    pub found: Found,
+    /// What is particular to a shrunk game and to a call.
+    pub evidence: Evidence,
     /// The verdict on it: the test's.
     pub verdict: Verdict,
     /// What happened on it, as the test's `detail` says.
@@ -70,49 +70,103 @@ pub struct Shrunk {
     pub first_difference: Option<Difference>,
     /// The end of the program's standard error on it.
     pub stderr: String,
-    /// Runs of the program the shrinking took, the confirming run included.
+    /// Runs of the program the shrinking took, the confirming run included
+    /// (for a call: rounds of the search for a smaller one).
     pub runs: usize,
-    /// Wall-clock seconds the shrinking took.
+    /// Wall-clock seconds the shrinking took (for a call: the submission's
+    /// grading).
     pub seconds: f64,
     /// Whether the search ended by itself (no deletion of one chunk or
-    /// pair, and no smaller square, still fails) rather than at the budget.
+    /// pair, and no smaller square, still fails; nothing one step smaller
+    /// still fails) rather than at the budget.
     pub complete: bool,
-    /// The lines kept, without their line ends (for one-line messages).
-    #[serde(skip)]
-    pub moves: Vec<String>,
     /// The lines of each answer the comparison left unmatched.
-    #[serde(skip)]
     pub unmatched: Unmatched,
 }
 
-/// What a [`Shrunk`] input is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Found {
-    /// A move file or a typed script, of which `unit` (`move lines`, or a
-    /// console's `lines`) were kept.
-    Game {
-        /// What its lines are.
+/// What a [`Smallest`] input is, with what is particular to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// A move file or a console's typed script, shrunk by deleting and
+    /// simplifying its lines.
+    Transcript {
+        /// How many lines it has (the header not counted).
+        lines: usize,
+        /// How many the test has.
+        original_lines: usize,
+        /// What its lines are: `move lines`, or a console's `lines`.
         unit: &'static str,
+        /// The lines kept, without their line ends (for one-line messages).
+        moves: Vec<String>,
     },
-    /// One call of a function (`grade --api`), the smallest that fails.
-    Call,
+    /// One call of a function (`grade --api`), the smallest found that
+    /// fails.
+    Call {
+        /// How many of the function's cases failed.
+        failed: usize,
+        /// How many of its cases were tried.
+        tried: usize,
+    },
 }
 
-impl Shrunk {
+impl Smallest {
     /// How reports name it: `the smallest game that still fails (3 of the
     /// test's 9 move lines)`, or `the smallest failing call (12 of 500 cases
     /// failed)`.
     #[must_use]
     pub fn heading(&self) -> String {
-        match self.found {
-            Found::Game { unit } => format!(
-                "the smallest game that still fails ({} of the test's {} {unit})",
-                self.lines, self.original_lines
-            ),
-            Found::Call => {
-                format!("the smallest failing call ({} of {} cases failed)", self.lines, self.original_lines)
+        match &self.evidence {
+            Evidence::Transcript { lines, original_lines, unit, .. } => {
+                format!("the smallest game that still fails ({lines} of the test's {original_lines} {unit})")
+            }
+            Evidence::Call { failed, tried } => {
+                format!("the smallest failing call ({failed} of {tried} cases failed)")
             }
         }
+    }
+
+    /// Its two counts, as `results.json` writes them (`lines`,
+    /// `original_lines`): a transcript's lines and the test's, or a
+    /// function's cases failed and tried.
+    #[must_use]
+    pub fn counts(&self) -> (usize, usize) {
+        match self.evidence {
+            Evidence::Transcript { lines, original_lines, .. } => (lines, original_lines),
+            Evidence::Call { failed, tried } => (failed, tried),
+        }
+    }
+
+    /// It on one line, for a one-line message: each move's fields joined
+    /// by a space, the moves by ` / `; a call's words by a space.
+    #[must_use]
+    pub fn in_one_line(&self) -> String {
+        let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        match &self.evidence {
+            Evidence::Transcript { moves, .. } => {
+                moves.iter().map(|m| words(m)).collect::<Vec<_>>().join(" / ")
+            }
+            Evidence::Call { .. } => words(&self.input),
+        }
+    }
+}
+
+impl Serialize for Smallest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (lines, original_lines) = self.counts();
+        let mut out = serializer.serialize_struct("Smallest", 12)?;
+        out.serialize_field("input", &self.input)?;
+        out.serialize_field("lines", &lines)?;
+        out.serialize_field("original_lines", &original_lines)?;
+        out.serialize_field("verdict", &self.verdict)?;
+        out.serialize_field("detail", &self.detail)?;
+        out.serialize_field("expected", &self.expected)?;
+        out.serialize_field("actual", &self.actual)?;
+        out.serialize_field("first_difference", &self.first_difference)?;
+        out.serialize_field("stderr", &self.stderr)?;
+        out.serialize_field("runs", &self.runs)?;
+        out.serialize_field("seconds", &self.seconds)?;
+        out.serialize_field("complete", &self.complete)?;
+        out.end()
     }
 }
 
@@ -514,6 +568,41 @@ mod tests {
         assert_eq!(moves.matches(" / ").count(), 7);
         assert!(complete);
         assert!(asked < 200, "{asked}");
+    }
+
+    /// A smallest input of either kind, with these counts.
+    fn smallest(evidence: Evidence) -> Smallest {
+        Smallest {
+            input: "X 5\n".to_owned(),
+            evidence,
+            verdict: Verdict::Wrong,
+            detail: "wrong".to_owned(),
+            expected: String::new(),
+            actual: String::new(),
+            first_difference: None,
+            stderr: String::new(),
+            runs: 3,
+            seconds: 0.5,
+            complete: true,
+            unmatched: Unmatched::default(),
+        }
+    }
+
+    #[test]
+    fn both_kinds_are_written_with_the_same_keys_and_their_two_counts() {
+        let game = smallest(Evidence::Transcript {
+            lines: 1,
+            original_lines: 9,
+            unit: "move lines",
+            moves: vec!["X 5".to_owned()],
+        });
+        let call = smallest(Evidence::Call { failed: 12, tried: 500 });
+        let json = |s: &Smallest| serde_json::to_string(s).unwrap();
+        let tail = r#""verdict":"wrong","detail":"wrong","expected":"","actual":"","first_difference":null,"stderr":"","runs":3,"seconds":0.5,"complete":true}"#;
+        assert_eq!(json(&game), format!(r#"{{"input":"X 5\n","lines":1,"original_lines":9,{tail}"#));
+        assert_eq!(json(&call), format!(r#"{{"input":"X 5\n","lines":12,"original_lines":500,{tail}"#));
+        assert_eq!(game.heading(), "the smallest game that still fails (1 of the test's 9 move lines)");
+        assert_eq!(call.heading(), "the smallest failing call (12 of 500 cases failed)");
     }
 
     #[test]

@@ -1,17 +1,17 @@
-//! Grading an assignment's functions call by call (`grade --api`): the
-//! harness placed beside the submission's copy, built, and run on the
-//! cases ([`super::api`] has the assignments, their harnesses and cases).
+//! The grader's side of grading an assignment's functions call by call
+//! (`grade --api`): the harness placed beside the submission's copy, built,
+//! and run in the sandbox on the cases, which [`super::judge`] judges.
 
 use std::fs;
 use std::path::Path;
 
-use super::api::{self, Api};
-use super::build::Build;
-use super::grader::{Grader, Tell};
-use super::intake::{Failed, Halt, Step};
-use super::plan::{ApiPlan, harness_limits};
-use super::result::SubmissionResult;
-use super::verdict::{describe_ending, out_of_cpu, tail};
+use super::{GRADER_DIR, Harness, Ran, SUBMISSION_DIR, Settings, Stop, Times};
+use crate::grade::build::Build;
+use crate::grade::grader::{Grader, Tell};
+use crate::grade::intake::{Failed, Halt, Step};
+use crate::grade::plan::{ApiPlan, harness_limits};
+use crate::grade::result::SubmissionResult;
+use crate::grade::verdict::{describe_ending, out_of_cpu, tail};
 use crate::sandbox::{Collect, Ending, Job, SandboxError};
 
 impl Grader {
@@ -20,7 +20,7 @@ impl Grader {
     pub(in crate::grade) fn place_harness(
         &self,
         name: &str,
-        harness: &api::Harness,
+        harness: &Harness,
         ours: &Path,
         area: &Path,
     ) -> Result<(), Failed> {
@@ -54,18 +54,19 @@ impl Grader {
         let name = name.to_owned();
         let call_limit = plan.limits.wall;
         let limits = harness_limits(&plan.limits);
-        let times = api::Times { call: call_limit, budget: limits.wall / 2 };
+        let times = Times { call: call_limit, budget: limits.wall / 2 };
         // The build and the runs start in `tree`, which holds the submission's
         // copy and, beside it, the grader's own directory with the harness:
         // no name in the submission is where a file of the harness's goes.
         let tree = area.join("api");
-        let submission = tree.join(api::SUBMISSION_DIR);
-        let ours = tree.join(api::GRADER_DIR);
+        let submission = tree.join(SUBMISSION_DIR);
+        let ours = tree.join(GRADER_DIR);
         self.check(Step::PlaceHarness, &name)
             .and_then(|()| fs::create_dir(&tree))
             .and_then(|()| fs::rename(source, &submission))
             .map_err(|e| Failed::step(Step::PlaceHarness, &submission, area, &e))?;
-        let harness = match api.api.harness(&submission, plan.limits.memory, times) {
+        let assignment = api.api.assignment();
+        let harness = match assignment.harness(&submission, plan.limits.memory, times) {
             Ok(harness) => harness,
             Err(why) => {
                 return Ok(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress));
@@ -89,7 +90,7 @@ impl Grader {
             }
         }
         let argv = shell_words::split(&harness.run).unwrap_or_default();
-        let run = |input: &[u8]| -> Option<api::Ran> {
+        let run = |input: &[u8]| -> Option<Ran> {
             let job = Job {
                 argv: argv.clone(),
                 start: Some(start.clone()),
@@ -100,20 +101,17 @@ impl Grader {
                 env: harness.env.clone(),
             };
             Some(match self.sandbox.run(&job) {
-                Ok(run) => api::Ran {
+                Ok(run) => Ran {
                     out_of_time: run.outcome.ending == Ending::TimedOut || out_of_cpu(&run.outcome, &limits),
                     ending: describe_ending(&run.outcome, &limits),
                     stderr: tail(&run.stderr),
                     stdout: run.stdout,
                 },
                 Err(SandboxError::Interrupted) => return None,
-                Err(e) => {
-                    api::Ran { ending: format!("the sandbox could not run it: {e}"), ..api::Ran::default() }
-                }
+                Err(e) => Ran { ending: format!("the sandbox could not run it: {e}"), ..Ran::default() },
             })
         };
-        let functions = api.api.functions();
-        let settings = api::Settings {
+        let settings = Settings {
             call_limit,
             partial: plan.partial,
             shrink: plan.shrink,
@@ -121,15 +119,11 @@ impl Grader {
             // harnesses each would start more than they save.
             parallel: plan.jobs.min(4),
         };
-        let graded = match api.api {
-            Api::Xtreme => api::grade(&functions, api::xtreme::cases(api.cases), &settings, &run),
-            Api::IGameBoard => api::grade(&functions, api::igameboard::cases(api.cases), &settings, &run),
-        };
-        let tests = match graded {
+        let tests = match assignment.grade(api.cases, &settings, &run) {
             Ok(tests) => tests,
-            Err(api::Stop::Interrupted) => return Err(Halt::Stopped),
-            Err(api::Stop::NotLoaded(why)) => {
-                let detail = api.api.not_loaded(&why);
+            Err(Stop::Interrupted) => return Err(Halt::Stopped),
+            Err(Stop::NotLoaded(why)) => {
+                let detail = assignment.not_loaded(&why);
                 let mut log = build_log.unwrap_or_default();
                 log.push_str(&why);
                 return Ok(self.not_run(name, language, log, &detail, progress));

@@ -13,7 +13,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-use super::{Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut, quoted};
+use super::{
+    Assignment, Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut,
+    does_not_load, quoted,
+};
 use crate::board::{Board, Direction, Geometry, Storage, parse_xy};
 use crate::grade::language;
 use crate::player::{Mark, Player, PlayerId, Players};
@@ -44,33 +47,72 @@ const PEERS: &str = include_str!("../../../fixtures/peers/stfx_cs101_asn3_vector
 /// The harness's file name in the grader's directory.
 const HARNESS_FILE: &str = "harness.py";
 
-/// The harness for the submission at `source`: its `asn3.py`, or its only
-/// Python file. Python runs isolated (`-I`: neither the script's directory,
-/// the working directory nor `PYTHON*` variables are on the import path),
-/// and the harness loads the student's file by its path after its own
-/// imports: no module of the submission's (`json.py`, `copy.py` beside
-/// `asn3.py`) can stand in for one the harness uses.
-pub(super) fn harness(source: &Path, times: Times) -> Result<Harness, String> {
-    let files = language::files(source);
-    let python: Vec<&std::path::PathBuf> =
-        files.iter().filter(|f| f.extension().is_some_and(|e| e == "py")).collect();
-    let chosen = python
-        .iter()
-        .find(|f| f.file_name().is_some_and(|n| n == "asn3.py"))
-        .or(if python.len() == 1 { python.first() } else { None })
-        .ok_or_else(|| format!("no asn3.py, and {} other Python files: expected asn3.py", python.len()))?;
-    let file = chosen.to_string_lossy().into_owned();
-    Ok(Harness {
-        language: format!("Python ({file})"),
-        files: vec![(HARNESS_FILE.to_owned(), super::PYTHON_HARNESS)],
-        build: None,
-        env: Vec::new(),
-        run: format!(
-            "python3 -I -B {GRADER_DIR}/{HARNESS_FILE} {} {}",
-            times.args(),
-            shell_words::quote(&format!("{SUBMISSION_DIR}/{file}"))
-        ),
-    })
+/// seeds/003's `asn3.py` ([`super::Api::Xtreme`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Xtreme;
+
+impl Assignment for Xtreme {
+    type Call = XCall;
+
+    /// [`FUNCTIONS`], in the handout's order.
+    fn functions(&self) -> Vec<String> {
+        FUNCTIONS.iter().map(|&f| f.to_owned()).collect()
+    }
+
+    /// The harness for the submission at `source`: its `asn3.py`, or its only
+    /// Python file. Python runs isolated (`-I`: neither the script's directory,
+    /// the working directory nor `PYTHON*` variables are on the import path),
+    /// and the harness loads the student's file by its path after its own
+    /// imports: no module of the submission's (`json.py`, `copy.py` beside
+    /// `asn3.py`) can stand in for one the harness uses.
+    fn harness(&self, source: &Path, _memory: u64, times: Times) -> Result<Harness, String> {
+        let files = language::files(source);
+        let python: Vec<&std::path::PathBuf> =
+            files.iter().filter(|f| f.extension().is_some_and(|e| e == "py")).collect();
+        let chosen = python
+            .iter()
+            .find(|f| f.file_name().is_some_and(|n| n == "asn3.py"))
+            .or(if python.len() == 1 { python.first() } else { None })
+            .ok_or_else(|| {
+                format!("no asn3.py, and {} other Python files: expected asn3.py", python.len())
+            })?;
+        let file = chosen.to_string_lossy().into_owned();
+        Ok(Harness {
+            language: format!("Python ({file})"),
+            files: vec![(HARNESS_FILE.to_owned(), super::PYTHON_HARNESS)],
+            build: None,
+            env: Vec::new(),
+            run: format!(
+                "python3 -I -B {GRADER_DIR}/{HARNESS_FILE} {} {}",
+                times.args(),
+                shell_words::quote(&format!("{SUBMISSION_DIR}/{file}"))
+            ),
+        })
+    }
+
+    /// Every case: the published examples the engine can answer, then
+    /// `options.per_function` random ones per function.
+    fn cases(&self, options: CaseOptions) -> Vec<XCall> {
+        let mut cases = peers();
+        for (function, _) in FUNCTIONS.iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+            rng.set_stream(function as u64);
+            for _ in 0..options.per_function {
+                cases.push(random(function, &mut rng));
+            }
+        }
+        cases
+    }
+
+    /// [`does_not_load`], with a hint where the cause is a known one:
+    /// `input()` run at import.
+    fn not_loaded(&self, why: &str) -> String {
+        let mut detail = does_not_load(why);
+        if why.starts_with("EOFError") {
+            detail.push_str(" (it reads input as it is imported: is its game loop outside `if __name__ == \"__main__\":`?)");
+        }
+        detail
+    }
 }
 
 /// A board as the student's code sees it: rows of strings.
@@ -507,21 +549,6 @@ impl XCall {
     }
 }
 
-/// Every case: the published examples the engine can answer, then
-/// `options.per_function` random ones per function.
-#[must_use]
-pub fn cases(options: CaseOptions) -> Vec<XCall> {
-    let mut cases = peers();
-    for (function, _) in FUNCTIONS.iter().enumerate() {
-        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-        rng.set_stream(function as u64);
-        for _ in 0..options.per_function {
-            cases.push(random(function, &mut rng));
-        }
-    }
-    cases
-}
-
 /// The published examples, as calls (their expected values are the
 /// engine's; `tests/integration/peers.rs` checks the two agree).
 fn peers() -> Vec<XCall> {
@@ -711,7 +738,7 @@ mod tests {
         std::fs::write(dir.path().join("asn3.py"), "x = 1\n").unwrap();
         let times =
             Times { call: std::time::Duration::from_secs(1), budget: std::time::Duration::from_secs(9) };
-        let harness = harness(dir.path(), times).unwrap();
+        let harness = Xtreme.harness(dir.path(), 0, times).unwrap();
         assert_eq!(harness.files, vec![("harness.py".to_owned(), super::super::PYTHON_HARNESS)]);
         assert_eq!(harness.run, "python3 -I -B ttt/harness.py 1000 9000 submission/asn3.py");
     }
@@ -771,9 +798,9 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_cases_and_every_function_has_them() {
         let options = CaseOptions { per_function: 50, seed: 9 };
-        assert_eq!(cases(options), cases(options));
-        assert_ne!(cases(options), cases(CaseOptions { seed: 10, ..options }));
-        let all = cases(options);
+        assert_eq!(Xtreme.cases(options), Xtreme.cases(options));
+        assert_ne!(Xtreme.cases(options), Xtreme.cases(CaseOptions { seed: 10, ..options }));
+        let all = Xtreme.cases(options);
         for f in 0..FUNCTIONS.len() {
             assert!(all.iter().filter(|c| c.function == f).count() >= 50);
         }

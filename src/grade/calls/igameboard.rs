@@ -18,7 +18,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-use super::{Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut, quoted};
+use super::{
+    Assignment, Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut, quoted,
+};
 use crate::board::{Board, Direction, Geometry, Square, Storage};
 use crate::grade::language;
 use crate::player::{Mark, Player, Players};
@@ -60,101 +62,133 @@ const SIDES: (u32, u32) = (3, 8);
 /// Marks players use, besides X and O.
 const MARKS: [char; 6] = ['X', 'O', 'Z', 'P', '#', 'K'];
 
-/// Every test: `GameBoard.checkSpace`, …, `GameBoardMem.toString`.
-#[must_use]
-pub fn functions() -> Vec<String> {
-    CLASSES.iter().flat_map(|c| METHODS.iter().map(move |m| format!("{c}.{m}"))).collect()
-}
+/// seeds/004's Java `IGameBoard` ([`super::Api::IGameBoard`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IGameBoard;
 
-/// The harness for the submission at `source`: its classes found by their
-/// simple names, in any directory and package.
-pub(super) fn harness(source: &Path, memory: u64, times: Times) -> Result<Harness, String> {
-    let files = language::files(source);
-    let find = |name: &str| -> Option<(PathBuf, String)> {
-        let mut found: Vec<&PathBuf> = files
-            .iter()
-            .filter(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == format!("{name}.java")))
-            .collect();
-        // A copy under a test directory is a test double, not the class.
-        found.sort_by_key(|f| (f.to_string_lossy().to_lowercase().contains("test"), f.components().count()));
-        let file = (*found.first()?).clone();
-        let package = language::java_package(&language::read_source(source, &file));
-        let class = package.as_ref().map_or_else(|| name.to_owned(), |p| format!("{p}.{name}"));
-        Some((file, class))
-    };
-    let position = find("BoardPosition")
-        .ok_or("no BoardPosition.java: expected the classes BoardPosition, GameBoard and GameBoardMem")?;
-    let boards: Vec<Option<(PathBuf, String)>> = CLASSES.iter().map(|c| find(c)).collect();
-    if boards.iter().all(Option::is_none) {
-        return Err("neither GameBoard.java nor GameBoardMem.java was found".to_owned());
+impl Assignment for IGameBoard {
+    type Call = JCall;
+
+    /// Every test: `GameBoard.checkSpace`, …, `GameBoardMem.toString`.
+    fn functions(&self) -> Vec<String> {
+        CLASSES.iter().flat_map(|c| METHODS.iter().map(move |m| format!("{c}.{m}"))).collect()
     }
-    let interface = find("IGameBoard");
-    let mut sources: Vec<&PathBuf> = vec![&position.0];
-    sources.extend(boards.iter().flatten().map(|(f, _)| f));
-    sources.extend(interface.iter().map(|(f, _)| f));
-    // Each file's source root: its directory less its package's.
-    let mut roots: Vec<String> = Vec::new();
-    for (file, class) in std::iter::once(&position).chain(boards.iter().flatten()).chain(interface.iter()) {
-        let dir = file.parent().unwrap_or(Path::new(""));
-        let depth = class.matches('.').count();
-        let root: PathBuf = dir.components().take(dir.components().count().saturating_sub(depth)).collect();
-        let root =
-            if root.as_os_str().is_empty() { ".".to_owned() } else { root.to_string_lossy().into_owned() };
-        if !roots.contains(&root) {
-            roots.push(root);
+
+    /// The harness for the submission at `source`: its classes found by their
+    /// simple names, in any directory and package.
+    fn harness(&self, source: &Path, memory: u64, times: Times) -> Result<Harness, String> {
+        let files = language::files(source);
+        let find = |name: &str| -> Option<(PathBuf, String)> {
+            let mut found: Vec<&PathBuf> = files
+                .iter()
+                .filter(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == format!("{name}.java")))
+                .collect();
+            // A copy under a test directory is a test double, not the class.
+            found.sort_by_key(|f| {
+                (f.to_string_lossy().to_lowercase().contains("test"), f.components().count())
+            });
+            let file = (*found.first()?).clone();
+            let package = language::java_package(&language::read_source(source, &file));
+            let class = package.as_ref().map_or_else(|| name.to_owned(), |p| format!("{p}.{name}"));
+            Some((file, class))
+        };
+        let position = find("BoardPosition")
+            .ok_or("no BoardPosition.java: expected the classes BoardPosition, GameBoard and GameBoardMem")?;
+        let boards: Vec<Option<(PathBuf, String)>> = CLASSES.iter().map(|c| find(c)).collect();
+        if boards.iter().all(Option::is_none) {
+            return Err("neither GameBoard.java nor GameBoardMem.java was found".to_owned());
         }
+        let interface = find("IGameBoard");
+        let mut sources: Vec<&PathBuf> = vec![&position.0];
+        sources.extend(boards.iter().flatten().map(|(f, _)| f));
+        sources.extend(interface.iter().map(|(f, _)| f));
+        // Each file's source root: its directory less its package's.
+        let mut roots: Vec<String> = Vec::new();
+        for (file, class) in std::iter::once(&position).chain(boards.iter().flatten()).chain(interface.iter())
+        {
+            let dir = file.parent().unwrap_or(Path::new(""));
+            let depth = class.matches('.').count();
+            let root: PathBuf =
+                dir.components().take(dir.components().count().saturating_sub(depth)).collect();
+            let root = if root.as_os_str().is_empty() {
+                ".".to_owned()
+            } else {
+                root.to_string_lossy().into_owned()
+            };
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        let quoted_files: Vec<String> =
+            sources.iter().map(|f| shell_words::quote(&f.to_string_lossy()).into_owned()).collect();
+        // Two compilations. The harness's alone, first, with nothing but its own
+        // directories on its paths: no class of the submission's (a
+        // `StringBuilder` of the unnamed package, a stray `.class`) can be
+        // compiled in as one the harness uses. Then the submission's, in its own
+        // directory (its messages name its files as the student knows them), into
+        // a class directory of its own, with nothing of the harness's on its
+        // paths and no annotation processors. javac with the client compiler only
+        // takes half the CPU time on files this small (measured: 1.6 s against
+        // 2.9 s).
+        let javac = "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -nowarn -encoding UTF-8 -proc:none";
+        let build = format!(
+            "mkdir -p {g}/classes {g}/student && \
+             {javac} -implicit:none -cp {g}/classes -sourcepath {g}/src -d {g}/classes {g}/{HARNESS_FILE} && \
+             cd {SUBMISSION_DIR} && \
+             {javac} -cp ../{g}/student -d ../{g}/student -sourcepath {} {}",
+            shell_words::quote(&roots.join(":")),
+            quoted_files.join(" "),
+            g = GRADER_DIR,
+        );
+        let class_or_dash =
+            |b: &Option<(PathBuf, String)>| b.as_ref().map_or_else(|| "-".to_owned(), |(_, c)| c.clone());
+        let run = format!(
+            // The harness's classes come first: no class of the student's can
+            // stand in for one of its own (and java.* ones are the JDK's alone).
+            // The JVM's own warnings go to standard error, not into the protocol.
+            "java {} -XX:ErrorFile=/dev/null -Xlog:disable -Xlog:all=warning:stderr -cp {g}/classes:{g}/student {HARNESS_CLASS} {} {} {} {}",
+            language::jvm_flags(memory),
+            times.args(),
+            shell_words::quote(&class_or_dash(&boards[0])),
+            shell_words::quote(&class_or_dash(&boards[1])),
+            shell_words::quote(&position.1),
+            g = GRADER_DIR,
+        );
+        let graded: Vec<String> = boards.iter().flatten().map(|(_, c)| c.clone()).collect();
+        Ok(Harness {
+            language: format!("Java ({})", graded.join(", ")),
+            files: vec![(HARNESS_FILE.to_owned(), super::JAVA_HARNESS)],
+            build: Some(build),
+            run,
+            // glibc's arena per JVM thread would reserve more address space than
+            // the memory limit leaves (measured: the JVM fails to start).
+            env: vec![("MALLOC_ARENA_MAX".to_owned(), "1".to_owned())],
+        })
     }
-    let quoted_files: Vec<String> =
-        sources.iter().map(|f| shell_words::quote(&f.to_string_lossy()).into_owned()).collect();
-    // Two compilations. The harness's alone, first, with nothing but its own
-    // directories on its paths: no class of the submission's (a
-    // `StringBuilder` of the unnamed package, a stray `.class`) can be
-    // compiled in as one the harness uses. Then the submission's, in its own
-    // directory (its messages name its files as the student knows them), into
-    // a class directory of its own, with nothing of the harness's on its
-    // paths and no annotation processors. javac with the client compiler only
-    // takes half the CPU time on files this small (measured: 1.6 s against
-    // 2.9 s).
-    let javac = "javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -nowarn -encoding UTF-8 -proc:none";
-    let build = format!(
-        "mkdir -p {g}/classes {g}/student && \
-         {javac} -implicit:none -cp {g}/classes -sourcepath {g}/src -d {g}/classes {g}/{HARNESS_FILE} && \
-         cd {SUBMISSION_DIR} && \
-         {javac} -cp ../{g}/student -d ../{g}/student -sourcepath {} {}",
-        shell_words::quote(&roots.join(":")),
-        quoted_files.join(" "),
-        g = GRADER_DIR,
-    );
-    let class_or_dash =
-        |b: &Option<(PathBuf, String)>| b.as_ref().map_or_else(|| "-".to_owned(), |(_, c)| c.clone());
-    let run = format!(
-        // The harness's classes come first: no class of the student's can
-        // stand in for one of its own (and java.* ones are the JDK's alone).
-        // The JVM's own warnings go to standard error, not into the protocol.
-        "java {} -XX:ErrorFile=/dev/null -Xlog:disable -Xlog:all=warning:stderr -cp {g}/classes:{g}/student {HARNESS_CLASS} {} {} {} {}",
-        language::jvm_flags(memory),
-        times.args(),
-        shell_words::quote(&class_or_dash(&boards[0])),
-        shell_words::quote(&class_or_dash(&boards[1])),
-        shell_words::quote(&position.1),
-        g = GRADER_DIR,
-    );
-    let graded: Vec<String> = boards.iter().flatten().map(|(_, c)| c.clone()).collect();
-    Ok(Harness {
-        language: format!("Java ({})", graded.join(", ")),
-        files: vec![(HARNESS_FILE.to_owned(), super::JAVA_HARNESS)],
-        build: Some(build),
-        run,
-        // glibc's arena per JVM thread would reserve more address space than
-        // the memory limit leaves (measured: the JVM fails to start).
-        env: vec![("MALLOC_ARENA_MAX".to_owned(), "1".to_owned())],
-    })
+
+    /// Every case, for both classes: the published examples, then
+    /// `options.per_function` random ones per method.
+    fn cases(&self, options: CaseOptions) -> Vec<JCall> {
+        let mut cases = Vec::new();
+        for method in 0..METHODS.len() {
+            let mut calls = peers(method);
+            let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+            rng.set_stream(method as u64);
+            calls.extend((0..options.per_function).filter_map(|_| random(method, &mut rng)));
+            for class in 0..CLASSES.len() {
+                cases.extend(
+                    calls.iter().map(|c| JCall { function: class * METHODS.len() + method, ..c.clone() }),
+                );
+            }
+        }
+        cases
+    }
 }
 
 /// One call: a board built and marked, then one method called.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JCall {
-    /// An index into [`functions`]: class × 13 + method.
+    /// An index into [`IGameBoard`'s functions](Assignment::functions): class × 13 + method.
     function: usize,
     rows: u32,
     cols: u32,
@@ -448,25 +482,6 @@ impl JCall {
     }
 }
 
-/// Every case, for both classes: the published examples, then
-/// `options.per_function` random ones per method.
-#[must_use]
-pub fn cases(options: CaseOptions) -> Vec<JCall> {
-    let mut cases = Vec::new();
-    for method in 0..METHODS.len() {
-        let mut calls = peers(method);
-        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-        rng.set_stream(method as u64);
-        calls.extend((0..options.per_function).filter_map(|_| random(method, &mut rng)));
-        for class in 0..CLASSES.len() {
-            cases.extend(
-                calls.iter().map(|c| JCall { function: class * METHODS.len() + method, ..c.clone() }),
-            );
-        }
-    }
-    cases
-}
-
 /// The published examples of one method (their expected values are the
 /// engine's; `tests/integration/peers.rs` checks the two agree).
 fn peers(method: usize) -> Vec<JCall> {
@@ -705,11 +720,11 @@ mod tests {
     #[test]
     fn cases_are_the_same_for_a_seed_cover_both_classes_and_win_often() {
         let options = CaseOptions { per_function: 40, seed: 5 };
-        let all = cases(options);
-        assert_eq!(all, cases(options));
-        assert_eq!(functions().len(), 26);
+        let all = IGameBoard.cases(options);
+        assert_eq!(all, IGameBoard.cases(options));
+        assert_eq!(IGameBoard.functions().len(), 26);
         for f in 0..26 {
-            assert!(all.iter().filter(|c| c.function == f).count() >= 40, "{}", functions()[f]);
+            assert!(all.iter().filter(|c| c.function == f).count() >= 40, "{}", IGameBoard.functions()[f]);
         }
         for name in
             ["checkHorizontalWin", "checkVerticalWin", "checkDiagonalWin", "checkForWinner", "checkForDraw"]
@@ -774,7 +789,7 @@ mod tests {
         }
         let times =
             Times { call: std::time::Duration::from_secs(1), budget: std::time::Duration::from_secs(9) };
-        let harness = harness(dir.path(), 1 << 30, times).unwrap();
+        let harness = IGameBoard.harness(dir.path(), 1 << 30, times).unwrap();
         assert_eq!(harness.files, vec![(HARNESS_FILE.to_owned(), super::super::JAVA_HARNESS)]);
         assert!(super::super::JAVA_HARNESS.contains("\npackage ttt.harness;\n"));
         let build = harness.build.unwrap();

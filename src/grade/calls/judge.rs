@@ -1,273 +1,19 @@
-//! Function-level grading (`grade --api`): a student's functions called one
-//! by one, each answer checked against the referee's own rule engine.
-//!
-//! Each assignment ([`xtreme`], [`igameboard`]) says what its functions are,
-//! how to make cases for them (its published examples, then seeded random
-//! boards) with their expected values, how a case reads to a student, and
-//! which smaller cases to try when one fails. A small harness (Python or
-//! Java, shipped in the binary) runs in the sandbox like any program: it is
-//! given every call as a JSON line, answers each with what happened, and
-//! decides nothing; [`grade`] judges the answers. A call that runs past its
-//! limit or kills the harness fails alone: the harness starts again on the
-//! calls left, and the rest of that function's cases are not run.
-//!
-//! The harness's files are never in the submission's tree: the build and the
-//! runs start in a directory of the grader's holding the submission's copy
-//! as [`SUBMISSION_DIR`] and the harness in [`GRADER_DIR`] beside it, so no
-//! name a submission holds can be in the way or stand in for the harness's
-//! own. Nothing of the submission's is on the harness's import or class
-//! path ahead of what the harness uses: Python runs isolated (`python3 -I`,
-//! the student's file loaded by its path), and the Java harness is in a
-//! package of its own, compiled alone, and first on the run's class path.
-
-pub mod igameboard;
-pub mod xtreme;
+//! The calls answered and judged: every function's cases sent to the
+//! harness (several harnesses at once, each on a share of the functions),
+//! its answers heard, a harness that stops started again on the calls left,
+//! and each function's result with its smallest failing call.
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::shrink::{Budget, Found, Shrunk};
-use super::{TestResult, Verdict};
+use super::shrink::shrink_all;
+use super::{Call, Outcome};
 use crate::check::Unmatched;
-
-/// The Python harness (`grade --api xtreme`), written into each run.
-pub const PYTHON_HARNESS: &str = include_str!("harness.py");
-
-/// The Java harness (`grade --api igameboard`), compiled beside each
-/// submission (on its own: never with the submission's files).
-pub const JAVA_HARNESS: &str = include_str!("Harness.java");
-
-/// Where the submission's copy is, in the directory the harness is built
-/// and run in: the student's `src/X.java` is `submission/src/X.java` there.
-pub const SUBMISSION_DIR: &str = "submission";
-
-/// The grader's own directory beside [`SUBMISSION_DIR`]: the harness's
-/// files, and what is built from them. No file of the submission's can be
-/// in it, whatever its name: a submission holding `ttt`, `.ttt-harness`
-/// or `Harness.class` only has them under `submission/`.
-pub const GRADER_DIR: &str = "ttt";
-
-/// The assignments whose functions can be graded one by one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Api {
-    /// seeds/003's `asn3.py`: twelve Python functions on n × n boards.
-    Xtreme,
-    /// seeds/004's Java `IGameBoard`, through both `GameBoard` and
-    /// `GameBoardMem`.
-    IGameBoard,
-}
-
-impl Api {
-    /// The tests of a submission, in report order: a function
-    /// (`check_row`) or a class's method (`GameBoardMem.checkSpace`) each.
-    #[must_use]
-    pub fn functions(self) -> Vec<String> {
-        match self {
-            Api::Xtreme => xtreme::FUNCTIONS.iter().map(|&f| f.to_owned()).collect(),
-            Api::IGameBoard => igameboard::functions(),
-        }
-    }
-
-    /// What a build-failed test says of a file that did not load, with a
-    /// hint where the cause is a known one: `input()` run at import.
-    #[must_use]
-    pub fn not_loaded(self, why: &str) -> String {
-        let mut detail = format!("it does not load: {}", why.lines().next().unwrap_or_default());
-        if self == Api::Xtreme && why.starts_with("EOFError") {
-            detail.push_str(" (it reads input as it is imported: is its game loop outside `if __name__ == \"__main__\":`?)");
-        }
-        detail
-    }
-
-    /// How the harness is set up for the submission copied at `source`
-    /// (which is [`SUBMISSION_DIR`] in the directory the build and the runs
-    /// start in): the files it adds, its build and its command.
-    ///
-    /// # Errors
-    /// Why the submission cannot be graded at all (no `asn3.py`; no
-    /// `BoardPosition.java`), which is its build failing.
-    pub fn harness(self, source: &Path, memory: u64, times: Times) -> Result<Harness, String> {
-        match self {
-            Api::Xtreme => xtreme::harness(source, times),
-            Api::IGameBoard => igameboard::harness(source, memory, times),
-        }
-    }
-}
-
-/// The harness's two clocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Times {
-    /// The most one call may take.
-    pub call: Duration,
-    /// After this long a run starts no more calls (and is started again for
-    /// the rest), well before the sandbox's limit would stop it unheard.
-    pub budget: Duration,
-}
-
-impl Times {
-    /// The two as the harness's arguments: milliseconds, at least 1.
-    fn args(self) -> String {
-        format!("{} {}", self.call.as_millis().max(1), self.budget.as_millis().max(1))
-    }
-}
-
-/// How cases are made: how many random ones per function, from which seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CaseOptions {
-    /// Random cases per function, besides the published examples.
-    pub per_function: usize,
-    /// The seed: the same seed gives the same cases.
-    pub seed: u64,
-}
-
-impl CaseOptions {
-    /// 200 random cases per function, seed 0.
-    pub const DEFAULT: CaseOptions = CaseOptions { per_function: 200, seed: 0 };
-}
-
-/// The harness set up for one submission.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Harness {
-    /// The language shown in reports, with the file graded.
-    pub language: String,
-    /// The harness's files (path relative to [`GRADER_DIR`], text), put
-    /// beside the submission's copy, never in it.
-    pub files: Vec<(String, &'static str)>,
-    /// The build, run once through `/bin/sh` in the directory holding
-    /// [`SUBMISSION_DIR`] and [`GRADER_DIR`], if there is one.
-    pub build: Option<String>,
-    /// The harness's command line (shell words), run in that directory as
-    /// the build left it.
-    pub run: String,
-    /// Variables its runs need set.
-    pub env: Vec<(String, String)>,
-}
-
-/// One call of a student's function: what is sent, what it must give, and
-/// how it reads to a student.
-pub trait Call: Clone + Send + Sync + Sized {
-    /// The test it belongs to: an index into [`Api::functions`].
-    fn function(&self) -> usize;
-    /// The request line sent to the harness, without its `id`.
-    fn request(&self) -> Map<String, Value>;
-    /// The call as the student would write it.
-    fn shown(&self) -> String;
-    /// Smaller cases come first: the board's squares, then its marks, then
-    /// the rest.
-    fn size(&self) -> (u64, u64, u64);
-    /// Judges the harness's answer to it.
-    fn judge(&self, answer: &Map<String, Value>) -> Outcome;
-    /// Cases one step smaller (a mark fewer, a row or column fewer), to find
-    /// a smaller one that still fails.
-    fn smaller(&self) -> Vec<Self>;
-}
-
-/// How one call went.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The right value, and nothing changed that must not be.
-    Pass,
-    /// A wrong value, or a right one with an argument changed or rows
-    /// shared.
-    Wrong {
-        /// What a right answer is.
-        expected: String,
-        /// What the call gave.
-        got: String,
-        /// What else was wrong, if anything: `it changed its argument board`.
-        why: Option<String>,
-    },
-    /// An exception, or the function is missing.
-    Crashed(String),
-    /// It did not return within the limit per call.
-    TimeLimit,
-}
-
-impl Outcome {
-    fn verdict(&self) -> Verdict {
-        match self {
-            Outcome::Pass => Verdict::Pass,
-            Outcome::Wrong { .. } => Verdict::Wrong,
-            Outcome::Crashed(_) => Verdict::Crashed,
-            Outcome::TimeLimit => Verdict::TimeLimit,
-        }
-    }
-
-    /// Fails the way `other` did: the same verdict, and for a crash the
-    /// same exception type.
-    fn same_failure(&self, other: &Outcome) -> bool {
-        match (self, other) {
-            (Outcome::Crashed(a), Outcome::Crashed(b)) => exception_type(a) == exception_type(b),
-            (a, b) => a != &Outcome::Pass && a.verdict() == b.verdict(),
-        }
-    }
-
-    /// What happened, after the call: `returned True, expected False`.
-    fn describe(&self, limit: Duration) -> String {
-        match self {
-            Outcome::Pass => "passed".to_owned(),
-            Outcome::Wrong { expected, got, why: None } => format!("gave {got}, expected {expected}"),
-            Outcome::Wrong { expected, got, why: Some(why) } => {
-                if expected == got {
-                    format!("gave the right value, but {why}")
-                } else {
-                    format!("gave {got}, expected {expected}; and {why}")
-                }
-            }
-            Outcome::Crashed(e) => e.clone(),
-            Outcome::TimeLimit => format!("did not return within {}", seconds(limit)),
-        }
-    }
-}
-
-/// At most this many bytes of a value are shown.
-const SHOWN_VALUE_BYTES: usize = 2000;
-
-/// `text`, cut at 2,000 bytes with a word on how long it was.
-#[must_use]
-pub fn cut(text: String) -> String {
-    match crate::text::said(&text, SHOWN_VALUE_BYTES) {
-        std::borrow::Cow::Borrowed(_) => text,
-        std::borrow::Cow::Owned(cut) => cut,
-    }
-}
-
-/// The exception's type: what comes before the first `:`.
-fn exception_type(text: &str) -> &str {
-    text.split(':').next().unwrap_or(text)
-}
-
-fn seconds(limit: Duration) -> String {
-    let s = limit.as_secs_f64();
-    if s.fract() == 0.0 { format!("{s:.0} s") } else { format!("{s} s") }
-}
-
-/// Judges what every answer has in common: an exception, a missing
-/// function, a timeout. `None` when the call returned (`ok`).
-#[must_use]
-pub fn common(answer: &Map<String, Value>) -> Option<Outcome> {
-    let text = |key: &str| answer.get(key).and_then(Value::as_str).map(|t| cut(t.to_owned()));
-    if answer.get("timeout").is_some_and(|t| t == &Value::Bool(true)) {
-        return Some(Outcome::TimeLimit);
-    }
-    if let Some(missing) = text("missing") {
-        return Some(Outcome::Crashed(missing));
-    }
-    if let Some(raised) = text("raised") {
-        return Some(Outcome::Crashed(format!("raised {raised}")));
-    }
-    if let Some(raised) = text("setup_raised") {
-        return Some(Outcome::Crashed(format!("raised {raised} while the board was set up")));
-    }
-    if answer.contains_key("ok") {
-        return None;
-    }
-    Some(Outcome::Crashed("the harness's answer could not be read".to_owned()))
-}
+use crate::grade::shrink::{Budget, Evidence, Smallest};
+use crate::grade::{TestResult, Verdict};
 
 /// Runs the harness once on the calls given (JSON lines) in the sandbox;
 /// `None` if the grading was interrupted. Called from several threads.
@@ -364,7 +110,7 @@ pub fn grade<C: Call>(
             write!(detail, "; {} {}", one_line(&calls[first].shown()), outcome.describe(settings.call_limit));
         let mut test = result(name, verdict, score, detail);
         test.smallest_failing_input =
-            Some(shrunk(&calls[first], &outcome, failed.len(), total, settings.call_limit));
+            Some(smallest(&calls[first], &outcome, failed.len(), total, settings.call_limit));
         if matches!(outcome, Outcome::Wrong { .. } | Outcome::Crashed(_)) {
             to_shrink.push((results.len(), calls[first].clone(), outcome));
         }
@@ -375,9 +121,10 @@ pub fn grade<C: Call>(
     {
         let found = shrink_all(&to_shrink, functions.len(), budget, run)?;
         for ((index, _, _), (call, outcome, rounds, complete)) in to_shrink.iter().zip(found) {
-            if let Some(s) = results[*index].smallest_failing_input.as_mut() {
-                let (failed, total) = (s.lines, s.original_lines);
-                *s = shrunk(&call, &outcome, failed, total, settings.call_limit);
+            if let Some(s) = results[*index].smallest_failing_input.as_mut()
+                && let Evidence::Call { failed, tried } = s.evidence
+            {
+                *s = smallest(&call, &outcome, failed, tried, settings.call_limit);
                 s.runs = rounds;
                 s.complete = complete;
             }
@@ -390,69 +137,6 @@ pub fn grade<C: Call>(
         }
     }
     Ok(results)
-}
-
-/// Looks for smaller failing calls, one step at a time: each round runs the
-/// candidates one step smaller than each function's current call (all
-/// functions in one run of the harness) and keeps the smallest that fails
-/// the same way. Gives each function's call and outcome, the rounds it took,
-/// and whether it ended by itself rather than at the budget.
-fn shrink_all<C: Call>(
-    start: &[(usize, C, Outcome)],
-    functions: usize,
-    budget: Budget,
-    run: &Runner<'_>,
-) -> Result<Vec<(C, Outcome, usize, bool)>, Stop> {
-    let began = Instant::now();
-    let mut current: Vec<(C, Outcome, usize, bool)> =
-        start.iter().map(|(_, c, o)| (c.clone(), o.clone(), 0, false)).collect();
-    for round in 1..=budget.runs {
-        if began.elapsed() >= budget.time * u32::try_from(start.len()).unwrap_or(u32::MAX) {
-            break;
-        }
-        let mut candidates: Vec<(usize, C)> = Vec::new();
-        for (i, (call, _, _, done)) in current.iter().enumerate() {
-            if *done {
-                continue;
-            }
-            let size = call.size();
-            let mut smaller: Vec<C> = call.smaller().into_iter().filter(|c| c.size() < size).collect();
-            smaller.sort_by_key(Call::size);
-            candidates.extend(smaller.into_iter().map(|c| (i, c)));
-        }
-        if candidates.is_empty() {
-            // Nothing smaller to try: each is as small as it gets.
-            for entry in current.iter_mut().filter(|c| !c.3) {
-                entry.3 = true;
-            }
-            break;
-        }
-        let refs: Vec<&C> = candidates.iter().map(|(_, c)| c).collect();
-        let outcomes = match answer_all(&refs, functions, run) {
-            Err(Stop::NotLoaded(_)) => break,
-            other => other?,
-        };
-        let mut moved = vec![false; current.len()];
-        for ((i, candidate), outcome) in candidates.iter().zip(outcomes) {
-            let Some(outcome) = outcome else { continue };
-            if !moved[*i] && outcome.same_failure(&current[*i].1) {
-                current[*i].0 = candidate.clone();
-                current[*i].1 = outcome;
-                current[*i].2 = round;
-                moved[*i] = true;
-            }
-        }
-        for (entry, moved) in current.iter_mut().zip(moved) {
-            if !entry.3 && !moved {
-                entry.3 = true;
-                entry.2 = round;
-            }
-        }
-        if current.iter().all(|c| c.3) {
-            break;
-        }
-    }
-    Ok(current)
 }
 
 /// Answers every call with `parallel` harnesses at once, each given the
@@ -560,7 +244,7 @@ fn hear<C: Call>(ran: &Ran, calls: &[&C]) -> Result<Heard, Stop> {
 /// is the one that stalls. At most twice as many runs as functions, and ten
 /// more, and three the sandbox stopped, are made: past that the calls left
 /// are not run.
-fn answer_all<C: Call>(
+pub(super) fn answer_all<C: Call>(
     calls: &[&C],
     functions: usize,
     run: &Runner<'_>,
@@ -640,19 +324,16 @@ fn result(name: &str, verdict: Verdict, score: f64, detail: String) -> TestResul
     TestResult { score, ..TestResult::not_run(name, verdict, detail) }
 }
 
-/// A failing call as every report shows it.
-fn shrunk<C: Call>(call: &C, outcome: &Outcome, failed: usize, total: usize, limit: Duration) -> Shrunk {
+/// A failing call as every report shows it, `failed` of the `tried` cases
+/// of its function having failed.
+fn smallest<C: Call>(call: &C, outcome: &Outcome, failed: usize, tried: usize, limit: Duration) -> Smallest {
     let (expected, actual) = match outcome {
         Outcome::Wrong { expected, got, .. } => (expected.clone(), got.clone()),
         _ => (String::new(), String::new()),
     };
-    let shown = call.shown();
-    Shrunk {
-        moves: vec![one_line(&shown)],
-        input: shown,
-        lines: failed,
-        original_lines: total,
-        found: Found::Call,
+    Smallest {
+        input: call.shown(),
+        evidence: Evidence::Call { failed, tried },
         verdict: outcome.verdict(),
         detail: outcome.describe(limit),
         expected,
@@ -671,19 +352,13 @@ fn one_line(text: &str) -> String {
     text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
-/// A string as Python or Java writes it in source: JSON's string syntax is
-/// theirs too (double quotes; `\"`, `\\`, `\n`, `\t`, `\u00XX`).
-#[must_use]
-pub fn quoted(text: &str) -> String {
-    Value::from(text).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
 
-    use serde_json::json;
+    use serde_json::{Map, json};
 
+    use super::super::common;
     use super::*;
 
     /// A call whose right answer is its own number.
