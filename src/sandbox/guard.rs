@@ -39,7 +39,11 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::{Bring, Closed, Config, GUARD_ARG, INIT_ARG, LAUNCH_ARG, Line, PATH, copy, seccomp};
+use super::in_flight::collect_in_flight;
+use super::protocol::{
+    Bring, Closed, Config, FILES, GUARD_ARG, GUARD_ERRORS, INIT_ARG, LAUNCH_ARG, Line, STDIN,
+};
+use super::{PATH, copy, seccomp};
 
 /// A small tmpfs holding the grader's directories inside the container,
 /// so that init takes them all away with one unmount (each unmount waits
@@ -157,7 +161,7 @@ fn launcher(out: &mut impl Write) -> Result<(), String> {
 /// The file a launcher's run's process 1 writes its standard error to, in
 /// the run's area (a launcher's own standard error is not read).
 fn launcher_errors(config: &Config) -> Result<File, String> {
-    let path = config.job.area.join(super::GUARD_ERRORS);
+    let path = config.job.area.join(GUARD_ERRORS);
     OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -357,11 +361,11 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         copy::copy_tree(start, &run, caps, None).map_err(|e| format!("filling the run directory: {e}"))?;
     }
     for name in &job.files {
-        let from = places.input.join(super::FILES).join(name);
+        let from = places.input.join(FILES).join(name);
         fs::copy(&from, run.join(name)).map_err(|e| format!("{}: {e}", from.display()))?;
     }
     let stdin = if job.stdin {
-        Stdio::from(File::open(places.input.join(super::STDIN)).map_err(|e| format!("the input: {e}"))?)
+        Stdio::from(File::open(places.input.join(STDIN)).map_err(|e| format!("the input: {e}"))?)
     } else {
         Stdio::null()
     };
@@ -440,7 +444,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         // What the run left in flight is unreachable now: the kernel's
         // collector, set off here, has the rest of the run's ending to
         // free it (the grader sets it off again).
-        super::collect_in_flight();
+        collect_in_flight();
     }
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .map_err(|e| format!("getrusage: {e}"))?;
