@@ -39,7 +39,11 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::{Bring, Closed, Config, GUARD_ARG, INIT_ARG, LAUNCH_ARG, Line, PATH, copy, seccomp};
+use super::in_flight::collect_in_flight;
+use super::protocol::{
+    Bring, Closed, Config, FILES, GUARD_ARG, GUARD_ERRORS, INIT_ARG, LAUNCH_ARG, Line, Plan, STDIN,
+};
+use super::{PATH, copy, seccomp};
 
 /// A small tmpfs holding the grader's directories inside the container,
 /// so that init takes them all away with one unmount (each unmount waits
@@ -157,7 +161,7 @@ fn launcher(out: &mut impl Write) -> Result<(), String> {
 /// The file a launcher's run's process 1 writes its standard error to, in
 /// the run's area (a launcher's own standard error is not read).
 fn launcher_errors(config: &Config) -> Result<File, String> {
-    let path = config.job.area.join(super::GUARD_ERRORS);
+    let path = config.job.area.join(GUARD_ERRORS);
     OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -271,7 +275,7 @@ fn bare(config: &Config, why: &str, out: &mut impl Write) -> Result<(), String> 
         contained: false,
     };
     fs::create_dir_all(&places.boxed).map_err(|e| format!("{}: {e}", places.boxed.display()))?;
-    supervise(config, &places, out)
+    supervise(config, &places, out).map_err(|e| e.to_string())
 }
 
 /// Stage 2: process 1 of the container.
@@ -284,7 +288,7 @@ fn init(config: &Config, out: &mut impl Write) -> Result<(), String> {
         contained: true,
     };
     report(out, &Line::Namespaces(None));
-    supervise(config, &places, out)
+    supervise(config, &places, out).map_err(|e| e.to_string())
 }
 
 /// Where the supervisor finds things.
@@ -297,17 +301,31 @@ struct Places {
     contained: bool,
 }
 
-fn open_dir(path: &Path) -> Result<OwnedFd, String> {
+/// A call on a named path that failed, as `{name}: {errno}`.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {errno}")]
+struct Named {
+    name: String,
+    errno: rustix::io::Errno,
+}
+
+impl From<Named> for String {
+    fn from(named: Named) -> String {
+        named.to_string()
+    }
+}
+
+fn open_dir(path: &Path) -> Result<OwnedFd, Named> {
     rustix::fs::open(
         path,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|e| format!("{}: {e}", path.display()))
+    .map_err(|errno| Named { name: path.display().to_string(), errno })
 }
 
 /// Creates `name` in the directory `dir` for writing, failing if it exists.
-fn create_at(dir: &OwnedFd, name: &str) -> Result<File, String> {
+fn create_at(dir: &OwnedFd, name: &str) -> Result<File, Named> {
     rustix::fs::openat(
         dir,
         name,
@@ -315,167 +333,128 @@ fn create_at(dir: &OwnedFd, name: &str) -> Result<File, String> {
         Mode::from_raw_mode(0o600),
     )
     .map(File::from)
-    .map_err(|e| format!("{name}: {e}"))
+    .map_err(|errno| Named { name: name.to_owned(), errno })
 }
 
-/// Everything from filling the run directory to handing out the answer.
-#[allow(clippy::too_many_lines, reason = "one sequence of steps, each commented")]
-fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(), String> {
-    use nix::sys::signal::{Signal, kill};
-    use nix::unistd::Pid;
-    let job = &config.job;
-    // The run's files, and the run directory this process makes, have the
-    // same modes whatever the grader's umask was (000 or 077, say).
-    rustix::process::umask(Mode::from_raw_mode(UMASK));
-    // Nothing in the run may read this process's memory, files or
-    // executable through /proc.
-    nix::sys::prctl::set_dumpable(false).map_err(|e| format!("dumpable: {}", e.desc()))?;
+/// Why a run could not be set up: one variant for each way a step of
+/// [`supervise`]'s set-up fails, grouped by step. Each says exactly what
+/// the step said when its errors were strings: the text goes to the grader
+/// as the guard's failure (`the guard failed: …`), and reports and tests
+/// carry it.
+#[derive(Debug, thiserror::Error)]
+enum SetupError {
+    /// [`become_undumpable`].
+    #[error("dumpable: {}", .0.desc())]
+    Dumpable(nix::errno::Errno),
+    /// [`shed_privileges`]: the ambient set could not be cleared.
+    #[error("ambient capabilities: {0}")]
+    AmbientCapabilities(rustix::io::Errno),
+    /// [`shed_privileges`]: `no_new_privs` could not be set.
+    #[error("no_new_privs: {}", .0.desc())]
+    NoNewPrivs(nix::errno::Errno),
+    /// [`mark_started`]: the output directory could not be opened, or the
+    /// mark made in it.
+    #[error(transparent)]
+    Mark(Named),
+    /// [`fill_run_directory`]: the run directory, `/tmp` or `/dev/shm`
+    /// could not be made in the box.
+    #[error("{}: {source}", .path.display())]
+    BoxDirectory { path: PathBuf, source: io::Error },
+    /// [`fill_run_directory`]: the starting tree could not be copied.
+    #[error("filling the run directory: {0}")]
+    StartingTree(copy::CopyError),
+    /// [`fill_run_directory`]: one of the job's files could not be copied.
+    #[error("{}: {source}", .from.display())]
+    File { from: PathBuf, source: io::Error },
+    /// [`open_input`].
+    #[error("the input: {0}")]
+    Input(io::Error),
+    /// [`make_streams`]: a stream's file or directory in the box.
+    #[error("{}: {source}", .path.display())]
+    Stream { path: PathBuf, source: io::Error },
+    /// [`make_streams`]: the guard's own copy of the error stream.
+    #[error("{0}")]
+    Complaints(io::Error),
+    /// [`contain`]: a copy of the referee could not be masked.
+    #[error("masking {}: {source}", .path.display())]
+    Mask { path: PathBuf, source: rustix::io::Errno },
+    /// [`contain`]: the grader's directories could not be unmounted.
+    #[error("unmounting {GRADER}: {0}")]
+    Unmount(rustix::io::Errno),
+    /// [`contain`]: the grader's directories were unmounted, yet are still
+    /// there.
+    #[error("the grader's directories are still under {GRADER}")]
+    StillMounted,
+    /// [`contain`]: the capability bounding set could not be emptied.
+    #[error("dropping capabilities: {0}")]
+    BoundingSet(rustix::io::Errno),
+    /// [`contain`]: "no root" could not be set and locked.
+    #[error("securebits: {0}")]
+    SecureBits(rustix::io::Errno),
+    /// [`set_limits`]: a limit could not be set.
+    #[error("setrlimit {resource:?}: {}", .errno.desc())]
+    Limit { resource: nix::sys::resource::Resource, errno: nix::errno::Errno },
+    /// [`set_limits`]: the open-files limit could not be set (most often
+    /// above the hard limit the guard was given).
+    #[error("setrlimit RLIMIT_NOFILE to {files} open files: {} (the hard limit here is {hard})", .errno.desc())]
+    OpenFiles { files: u64, errno: nix::errno::Errno, hard: String },
+}
+
+/// Why a run failed once it was set up, or why it could not be.
+#[derive(Debug, thiserror::Error)]
+enum SuperviseError {
+    /// A step of the set-up.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The job names no program.
+    #[error("no program to run")]
+    NoProgram,
+    /// The program could not be waited for.
+    #[error("wait: {0}")]
+    Wait(io::Error),
+    /// What the program's processes used could not be read.
+    #[error("getrusage: {0}")]
+    Usage(nix::errno::Errno),
+    /// The program's output or answer could not be handed out (what
+    /// [`hand_out`] said).
+    #[error("{0}")]
+    HandOut(String),
+}
+
+/// Everything from filling the run directory to handing out the answer:
+/// the set-up, one named step after another in the order each step's
+/// comment explains (as isolate's `box_inside` and nsjail's `containProc`
+/// list theirs), then the supervision of the program.
+fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(), SuperviseError> {
+    // The set-up: this process, the run's files, the walls, the limits.
+    fix_umask();
+    become_undumpable()?;
     if !places.contained {
-        // Without the container's empty bounding set, the program is not
-        // root (a root grader's runs are its unused user) and holds no
-        // capability once it is started: none ambient to inherit, and none
-        // for a set-user-ID or file-capability program to grant it
-        // (no_new_privs; the seccomp filter sets it too, if it can be had).
-        match rustix::thread::clear_ambient_capability_set() {
-            // EINVAL: a kernel without ambient capabilities.
-            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
-            Err(e) => return Err(format!("ambient capabilities: {e}")),
-        }
-        nix::sys::prctl::set_no_new_privs().map_err(|e| format!("no_new_privs: {}", e.desc()))?;
+        shed_privileges()?;
     }
-    let output = open_dir(&places.output)?;
-    create_at(&output, ".init")?;
-
-    // The run directory, its /tmp and /dev/shm, all in the box.
-    let run = places.boxed.join("run");
-    for dir in ["run", "tmp", "shm"] {
-        let path = places.boxed.join(dir);
-        fs::create_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
-    if let Some(start) = &places.start {
-        copy::copy_tree(start, &run, caps, None).map_err(|e| format!("filling the run directory: {e}"))?;
-    }
-    for name in &job.files {
-        let from = places.input.join(super::FILES).join(name);
-        fs::copy(&from, run.join(name)).map_err(|e| format!("{}: {e}", from.display()))?;
-    }
-    let stdin = if job.stdin {
-        Stdio::from(File::open(places.input.join(super::STDIN)).map_err(|e| format!("the input: {e}"))?)
-    } else {
-        Stdio::null()
-    };
-    // The program's standard output and error live in the box too (so they
-    // count towards its limit), with no name it could find.
-    let streams = places.boxed.join(".streams");
-    fs::create_dir(&streams).map_err(|e| format!("{}: {e}", streams.display()))?;
-    let stream = |name: &str| -> Result<(File, File), String> {
-        let path = streams.join(name);
-        let write = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(nix::libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let read = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok((write, read))
-    };
-    let (stdout, mut stdout_back) = stream("stdout")?;
-    let (stderr, mut stderr_back) = stream("stderr")?;
-    fs::remove_dir(&streams).map_err(|e| format!("{}: {e}", streams.display()))?;
-    let mut complaints = stderr.try_clone().map_err(|e| e.to_string())?;
-
+    let output = mark_started(places)?;
+    let run = fill_run_directory(config, places)?;
+    let stdin = open_input(config, places)?;
+    let streams = make_streams(places)?;
     let ruleset = build_landlock(places, &output, &config.hide);
     if places.contained {
         contain(config)?;
     }
     let used_before = used(places);
-
-    let landlock = match ruleset {
-        Ok(ruleset) => restrict(ruleset),
-        Err(e) => Err(e),
-    };
-    let seccomp = seccomp::install();
+    let confined = confine(ruleset);
     set_limits(config)?;
-    report(out, &Line::Confined { landlock: landlock.err(), seccomp: seccomp.err() });
+    report(out, &confined);
 
-    let Some((program, rest)) = job.argv.split_first() else { return Err("no program to run".to_owned()) };
-    let mut command = Command::new(program);
-    command
-        .args(rest)
-        .env_clear()
-        .env("PATH", PATH)
-        .env("HOME", &run)
-        .env("TMPDIR", places.boxed.join("tmp"))
-        .envs(job.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(&run)
-        .stdin(stdin)
-        .stdout(stdout)
-        .stderr(stderr);
-    // Without a PID namespace the program stays in this process's group,
-    // which the grader kills when this process has exited or at the time
-    // limit: the program and whatever it started that did not leave the
-    // group end with the run.
-    let watch = places.contained.then(|| Watch::start(places.boxed.clone()));
-    let child = command.spawn();
-    // A program that cannot be started counts as one that exited with 127,
-    // as a shell says; its stderr says why.
-    let status = match child {
-        Ok(mut child) => child.wait().map_err(|e| format!("wait: {e}"))?,
-        Err(e) => {
-            let _ = writeln!(complaints, "cannot run `{program}`: {e}");
-            ExitStatus::from_raw(127 << 8)
-        }
-    };
-    // What it wrote: the most the box held while it ran, and now, while
-    // whatever it left running still holds its files open.
-    let (peak, filled) = watch.map_or((0, false), Watch::stop);
-    let used_after = used(places).max(peak);
-    let full = filled || (places.contained && box_full(&places.boxed));
+    // The supervision: the program, what it left, what it gave back.
+    let (status, watched) =
+        run_program(&config.job, places, &run, stdin, streams.program, streams.complaints)?;
+    let (used_after, full) = measure_box(places, watched);
     if places.contained {
-        // Everything else in the PID namespace goes, and is reaped.
-        let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
-        while nix::sys::wait::waitpid(Pid::from_raw(-1), None).is_ok() {}
-        // What the run left in flight is unreachable now: the kernel's
-        // collector, set off here, has the rest of the run's ending to
-        // free it (the grader sets it off again).
-        super::collect_in_flight();
+        end_the_rest();
     }
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .map_err(|e| format!("getrusage: {e}"))?;
-
-    // Hand out what the grader reads.
-    let limit = job.limits.output;
-    let copy_out = |from: &mut File, name: &str, cap: u64| -> Result<(), String> {
-        from.rewind().map_err(|e| e.to_string())?;
-        io::copy(&mut from.take(cap), &mut create_at(&output, name)?).map_err(|e| format!("{name}: {e}"))?;
-        Ok(())
-    };
-    copy_out(&mut stdout_back, "stdout", limit)?;
-    copy_out(&mut stderr_back, "stderr", limit)?;
-    let answer = match &job.collect {
-        Bring::File(name) => match open_answer(&run.join(name), name) {
-            Ok(mut file) => copy_out(&mut file, "answer", limit).err(),
-            Err(why) => Some(why),
-        },
-        Bring::Tree => {
-            // Through the directory's handle: its path was unmounted.
-            rustix::fs::mkdirat(&output, "tree", Mode::from_raw_mode(0o700))
-                .map_err(|e| format!("tree: {e}"))?;
-            let tree = rustix::fs::openat(
-                &output,
-                "tree",
-                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                Mode::empty(),
-            )
-            .map_err(|e| format!("tree: {e}"))?;
-            let caps =
-                copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
-            copy::copy_tree_at(open_dir(&run)?.as_fd(), tree.as_fd(), caps, None).err().map(|e| e.to_string())
-        }
-        Bring::Nothing => None,
-    };
+        .map_err(SuperviseError::Usage)?;
+    let answer = hand_out(config, &output, &run, streams.back).map_err(SuperviseError::HandOut)?;
     let micros = |t: nix::sys::time::TimeVal| {
         u64::try_from(t.tv_sec()).unwrap_or(0) * 1_000_000 + u64::try_from(t.tv_usec()).unwrap_or(0)
     };
@@ -492,6 +471,249 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         },
     );
     Ok(())
+}
+
+/// Set-up, first: the run's files, and the run directory this process
+/// makes, have the same modes whatever the grader's umask was (000 or 077,
+/// say). First, before this process creates any file of the run's.
+fn fix_umask() {
+    rustix::process::umask(Mode::from_raw_mode(UMASK));
+}
+
+/// Set-up: nothing in the run may read this process's memory, files or
+/// executable through /proc. Done before this process opens anything of
+/// the run's, so that no file it holds is ever readable that way.
+fn become_undumpable() -> Result<(), SetupError> {
+    nix::sys::prctl::set_dumpable(false).map_err(SetupError::Dumpable)
+}
+
+/// Set-up, without the container only: the container's empty bounding
+/// set is missing, so the program must not be root (a root grader's runs
+/// are its unused user) and must hold no capability once it is started:
+/// none ambient to inherit, and none for a set-user-ID or file-capability
+/// program to grant it (`no_new_privs`; the seccomp filter sets it too, if
+/// it can be had). With the properties of this process, before it touches
+/// the run's files.
+fn shed_privileges() -> Result<(), SetupError> {
+    match rustix::thread::clear_ambient_capability_set() {
+        // EINVAL: a kernel without ambient capabilities.
+        Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+        Err(e) => return Err(SetupError::AmbientCapabilities(e)),
+    }
+    nix::sys::prctl::set_no_new_privs().map_err(SetupError::NoNewPrivs)
+}
+
+/// Set-up: opens the directory the answer goes out through, and marks it
+/// (`.init`): the launcher tells a container that could not be made (no
+/// mark) from a run that failed in it (a mark). So it comes before every
+/// step that can fail for the run's own reasons, and the directory is held
+/// by its handle, which outlives [`contain`]'s unmounting of its path.
+fn mark_started(places: &Places) -> Result<OwnedFd, SetupError> {
+    let output = open_dir(&places.output).map_err(SetupError::Mark)?;
+    create_at(&output, ".init").map_err(SetupError::Mark)?;
+    Ok(output)
+}
+
+/// Set-up: makes the run directory, its `/tmp` and `/dev/shm`, all in the
+/// box, and fills the run directory with the starting tree and the job's
+/// files; returns the run directory. Before [`contain`], which unmounts
+/// the grader's directories these come from, and before Landlock, whose
+/// rules leave them out.
+fn fill_run_directory(config: &Config, places: &Places) -> Result<PathBuf, SetupError> {
+    let run = places.boxed.join("run");
+    for dir in ["run", "tmp", "shm"] {
+        let path = places.boxed.join(dir);
+        fs::create_dir(&path).map_err(|source| SetupError::BoxDirectory { path: path.clone(), source })?;
+    }
+    let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
+    if let Some(start) = &places.start {
+        copy::copy_tree(start, &run, caps, None).map_err(SetupError::StartingTree)?;
+    }
+    for name in &config.job.files {
+        let from = places.input.join(FILES).join(name);
+        fs::copy(&from, run.join(name)).map_err(|source| SetupError::File { from: from.clone(), source })?;
+    }
+    Ok(run)
+}
+
+/// Set-up: opens the program's standard input (`/dev/null` if the job has
+/// none). Before [`contain`], which unmounts the grader's input directory.
+fn open_input(config: &Config, places: &Places) -> Result<Stdio, SetupError> {
+    if config.job.stdin {
+        Ok(Stdio::from(File::open(places.input.join(STDIN)).map_err(SetupError::Input)?))
+    } else {
+        Ok(Stdio::null())
+    }
+}
+
+/// The program's standard output and error, open in the box with no name.
+struct Streams {
+    /// The ends the program writes: output, error.
+    program: (File, File),
+    /// A copy of the error end, for the guard's own complaints (a program
+    /// that cannot be started).
+    complaints: File,
+    /// The ends the guard reads back once the program is done: output,
+    /// error.
+    back: (File, File),
+}
+
+/// Set-up: the program's standard output and error live in the box too
+/// (so they count towards its limit), with no name it could find: each is
+/// opened twice and unlinked before the program starts. Like every file
+/// the guard opens for the run, before the limits ([`set_limits`]), under
+/// which this process's own descriptors would count towards the run's
+/// open-files limit.
+fn make_streams(places: &Places) -> Result<Streams, SetupError> {
+    let streams = places.boxed.join(".streams");
+    let stream_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SetupError::Stream { path, source }
+    };
+    fs::create_dir(&streams).map_err(stream_error(&streams))?;
+    let stream = |name: &str| -> Result<(File, File), SetupError> {
+        let path = streams.join(name);
+        let write = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(nix::libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(stream_error(&path))?;
+        let read = File::open(&path).map_err(stream_error(&path))?;
+        fs::remove_file(&path).map_err(stream_error(&path))?;
+        Ok((write, read))
+    };
+    let (stdout, stdout_back) = stream("stdout")?;
+    let (stderr, stderr_back) = stream("stderr")?;
+    fs::remove_dir(&streams).map_err(stream_error(&streams))?;
+    let complaints = stderr.try_clone().map_err(SetupError::Complaints)?;
+    Ok(Streams { program: (stdout, stderr), complaints, back: (stdout_back, stderr_back) })
+}
+
+/// Set-up: Landlock's rules in force, then the seccomp filter; the line
+/// that says whether each is (neither is fatal: the grader's protections
+/// list says what is missing). After [`contain`], whose mounts both would
+/// refuse (a process Landlock restricts may not change its mounts; the
+/// filter refuses `mount` and `umount2`).
+fn confine(ruleset: Result<landlock::RulesetCreated, String>) -> Line {
+    let landlock = match ruleset {
+        Ok(ruleset) => restrict(ruleset),
+        Err(e) => Err(e),
+    };
+    let seccomp = seccomp::install();
+    Line::Confined { landlock: landlock.err(), seccomp: seccomp.err() }
+}
+
+/// Supervision: starts the program in the run directory with only its
+/// three standard streams and the job's environment, and waits for it;
+/// with the container, a [`Watch`] on the box runs meanwhile. A program
+/// that cannot be started counts as one that exited with 127, as a shell
+/// says; its standard error says why.
+fn run_program(
+    job: &Plan,
+    places: &Places,
+    run: &Path,
+    stdin: Stdio,
+    (stdout, stderr): (File, File),
+    mut complaints: File,
+) -> Result<(ExitStatus, Option<Watch>), SuperviseError> {
+    let Some((program, rest)) = job.argv.split_first() else { return Err(SuperviseError::NoProgram) };
+    let mut command = Command::new(program);
+    command
+        .args(rest)
+        .env_clear()
+        .env("PATH", PATH)
+        .env("HOME", run)
+        .env("TMPDIR", places.boxed.join("tmp"))
+        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(run)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr);
+    // Without a PID namespace the program stays in this process's group,
+    // which the grader kills when this process has exited or at the time
+    // limit: the program and whatever it started that did not leave the
+    // group end with the run.
+    let watch = places.contained.then(|| Watch::start(places.boxed.clone()));
+    let child = command.spawn();
+    let status = match child {
+        Ok(mut child) => child.wait().map_err(SuperviseError::Wait)?,
+        Err(e) => {
+            let _ = writeln!(complaints, "cannot run `{program}`: {e}");
+            ExitStatus::from_raw(127 << 8)
+        }
+    };
+    Ok((status, watch))
+}
+
+/// Supervision: what the run wrote (the most the box held while the
+/// program ran, and now), and whether the box filled up. Before
+/// [`end_the_rest`], while whatever the program left running still holds
+/// its files open.
+fn measure_box(places: &Places, watch: Option<Watch>) -> (u64, bool) {
+    let (peak, filled) = watch.map_or((0, false), Watch::stop);
+    let used_after = used(places).max(peak);
+    let full = filled || (places.contained && box_full(&places.boxed));
+    (used_after, full)
+}
+
+/// Supervision, in the container only: everything else in the PID
+/// namespace goes, and is reaped. What the run left in flight is
+/// unreachable then: the kernel's collector, set off here, has the rest of
+/// the run's ending to free it (the grader sets it off again). Before the
+/// answer is handed out and the end reported: the grader takes that report
+/// to mean nothing of the run is left.
+fn end_the_rest() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
+    while nix::sys::wait::waitpid(Pid::from_raw(-1), None).is_ok() {}
+    collect_in_flight();
+}
+
+/// Supervision: hands out what the grader reads, through the output
+/// directory's handle (its path was unmounted): the program's standard
+/// output and error, and the answer (a file, or the whole run directory),
+/// each up to the output limit. Returns why there is no answer, when one
+/// was asked for.
+fn hand_out(
+    config: &Config,
+    output: &OwnedFd,
+    run: &Path,
+    (mut stdout_back, mut stderr_back): (File, File),
+) -> Result<Option<String>, String> {
+    let job = &config.job;
+    let limit = job.limits.output;
+    let copy_out = |from: &mut File, name: &str, cap: u64| -> Result<(), String> {
+        from.rewind().map_err(|e| e.to_string())?;
+        io::copy(&mut from.take(cap), &mut create_at(output, name)?).map_err(|e| format!("{name}: {e}"))?;
+        Ok(())
+    };
+    copy_out(&mut stdout_back, "stdout", limit)?;
+    copy_out(&mut stderr_back, "stderr", limit)?;
+    let answer = match &job.collect {
+        Bring::File(name) => match open_answer(&run.join(name), name) {
+            Ok(mut file) => copy_out(&mut file, "answer", limit).err(),
+            Err(why) => Some(why),
+        },
+        Bring::Tree => {
+            // Through the directory's handle: its path was unmounted.
+            rustix::fs::mkdirat(output, "tree", Mode::from_raw_mode(0o700))
+                .map_err(|e| format!("tree: {e}"))?;
+            let tree = rustix::fs::openat(
+                output,
+                "tree",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| format!("tree: {e}"))?;
+            let caps =
+                copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
+            copy::copy_tree_at(open_dir(run)?.as_fd(), tree.as_fd(), caps, None).err().map(|e| e.to_string())
+        }
+        Bring::Nothing => None,
+    };
+    Ok(answer)
 }
 
 /// Opens the program's answer without following a link or blocking on a
@@ -593,22 +815,25 @@ fn box_full(boxed: &Path) -> bool {
     rustix::fs::statvfs(boxed).is_ok_and(|s| s.f_bavail == 0 || s.f_favail == 0)
 }
 
-/// Inside the container: hide every copy of the referee, unmount the
-/// grader's directories, and make sure nothing started from here can hold
-/// a capability.
-fn contain(config: &Config) -> Result<(), String> {
+/// Set-up, inside the container only: hide every copy of the referee,
+/// unmount the grader's directories, and make sure nothing started from
+/// here can hold a capability. After every step that reads the grader's
+/// directories ([`fill_run_directory`], [`open_input`]); before
+/// [`confine`], after which Landlock and the filter refuse its mounts.
+fn contain(config: &Config) -> Result<(), SetupError> {
     use rustix::mount::{UnmountFlags, mount_bind, unmount};
     use rustix::thread::CapabilitiesSecureBits as Bits;
     for path in &config.hide {
         // Only what the container shows: a path under a bound directory.
         if fs::symlink_metadata(path).is_ok() {
-            mount_bind("/dev/null", path).map_err(|e| format!("masking {}: {e}", path.display()))?;
+            mount_bind("/dev/null", path)
+                .map_err(|source| SetupError::Mask { path: path.clone(), source })?;
         }
     }
     // The grader's directories go with the tmpfs they are mounted in.
-    unmount(GRADER, UnmountFlags::DETACH).map_err(|e| format!("unmounting {GRADER}: {e}"))?;
+    unmount(GRADER, UnmountFlags::DETACH).map_err(SetupError::Unmount)?;
     if [START, INPUT, OUTPUT].iter().any(|dir| Path::new(dir).exists()) {
-        return Err(format!("the grader's directories are still under {GRADER}"));
+        return Err(SetupError::StillMounted);
     }
     // Root inside the namespace, but with an empty bounding set and
     // "no root" locked, an exec grants no capability.
@@ -616,13 +841,13 @@ fn contain(config: &Config) -> Result<(), String> {
         match rustix::thread::remove_capability_from_bounding_set(cap) {
             // Capabilities this kernel does not know.
             Ok(()) | Err(rustix::io::Errno::INVAL) => {}
-            Err(e) => return Err(format!("dropping capabilities: {e}")),
+            Err(e) => return Err(SetupError::BoundingSet(e)),
         }
     }
     rustix::thread::set_capabilities_secure_bits(
         Bits::NO_ROOT | Bits::NO_ROOT_LOCKED | Bits::NO_SETUID_FIXUP | Bits::NO_SETUID_FIXUP_LOCKED,
     )
-    .map_err(|e| format!("securebits: {e}"))
+    .map_err(SetupError::SecureBits)
 }
 
 /// The most bytes the run may lock in memory (`RLIMIT_MEMLOCK`): locked
@@ -643,13 +868,17 @@ pub(super) const SIGPENDING: u64 = 256;
 /// run's files are must not depend on who started the grading, or how.
 pub(super) const UMASK: u32 = 0o022;
 
-/// Sets the run's limits on this process, for the program to inherit.
-fn set_limits(config: &Config) -> Result<(), String> {
+/// Set-up, last: sets the run's limits on this process, for the program
+/// to inherit. After every other step, so that none of the set-up's own
+/// work (Landlock's descriptors, the filter's compilation, the guard's
+/// files) is held to the run's limits; the line saying what confines the
+/// run goes out once they are set.
+fn set_limits(config: &Config) -> Result<(), SetupError> {
     use nix::sys::resource::{RLIM_INFINITY, Resource, getrlimit, setrlimit};
     let limits = &config.job.limits;
     let cpu = limits.cpu.as_secs() + u64::from(limits.cpu.subsec_nanos() > 0);
     let set = |resource, value: u64, hard: u64| {
-        setrlimit(resource, value, hard).map_err(|e| format!("setrlimit {resource:?}: {}", e.desc()))
+        setrlimit(resource, value, hard).map_err(|errno| SetupError::Limit { resource, errno })
     };
     set(Resource::RLIMIT_CPU, cpu.max(1), cpu.max(1) + 1)?;
     // A memory cgroup counts what the run really holds; without one, the
@@ -661,10 +890,10 @@ fn set_limits(config: &Config) -> Result<(), String> {
     // What every process on the machine shares: the table of open files,
     // locked memory, message queues and queued signals.
     let files = limits.open_files;
-    setrlimit(Resource::RLIMIT_NOFILE, files, files).map_err(|e| {
+    setrlimit(Resource::RLIMIT_NOFILE, files, files).map_err(|errno| {
         let hard =
             getrlimit(Resource::RLIMIT_NOFILE).map_or_else(|_| "unknown".to_owned(), |(_, h)| h.to_string());
-        format!("setrlimit RLIMIT_NOFILE to {files} open files: {} (the hard limit here is {hard})", e.desc())
+        SetupError::OpenFiles { files, errno, hard }
     })?;
     set(Resource::RLIMIT_MEMLOCK, MEMLOCK, MEMLOCK)?;
     set(Resource::RLIMIT_MSGQUEUE, MSGQUEUE, MSGQUEUE)?;
@@ -679,6 +908,12 @@ fn set_limits(config: &Config) -> Result<(), String> {
 /// reach it) the directory the answer goes out through. Without the
 /// container, the host's `/dev` is left out (but for the devices) and so
 /// are the copies of the referee in `hide`.
+///
+/// Set-up: built before [`contain`] and the limits, while the guard may
+/// still open what it likes: each rule opens a descriptor (without the
+/// container, one for each entry of a directory a copy of the referee is
+/// hidden in), which the run's open-files limit would not allow. Its
+/// failure ends nothing: [`confine`] reports it.
 fn build_landlock(
     places: &Places,
     output: &OwnedFd,
@@ -824,6 +1059,56 @@ fn copy_system(from: &Path, to: &Path, depth: u32) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The typed errors say what the steps said when their errors were
+    /// strings (the text reaches reports and tests).
+    #[test]
+    fn setup_errors_say_what_the_string_errors_said() {
+        use nix::errno::Errno;
+        use nix::sys::resource::Resource;
+        let io = || io::Error::from_raw_os_error(nix::libc::ENOENT);
+        let path = PathBuf::from("/box/run");
+        let cases: Vec<(SuperviseError, String)> = vec![
+            (SetupError::Dumpable(Errno::EPERM).into(), format!("dumpable: {}", Errno::EPERM.desc())),
+            (SetupError::NoNewPrivs(Errno::EPERM).into(), format!("no_new_privs: {}", Errno::EPERM.desc())),
+            (
+                SetupError::AmbientCapabilities(rustix::io::Errno::PERM).into(),
+                format!("ambient capabilities: {}", rustix::io::Errno::PERM),
+            ),
+            (
+                SetupError::Mark(Named { name: ".init".to_owned(), errno: rustix::io::Errno::EXIST }).into(),
+                format!(".init: {}", rustix::io::Errno::EXIST),
+            ),
+            (
+                SetupError::BoxDirectory { path: path.clone(), source: io() }.into(),
+                format!("{}: {}", path.display(), io()),
+            ),
+            (SetupError::Input(io()).into(), format!("the input: {}", io())),
+            (SetupError::Complaints(io()).into(), io().to_string()),
+            (
+                SetupError::Unmount(rustix::io::Errno::BUSY).into(),
+                format!("unmounting /.ttt: {}", rustix::io::Errno::BUSY),
+            ),
+            (SetupError::StillMounted.into(), "the grader's directories are still under /.ttt".to_owned()),
+            (
+                SetupError::Limit { resource: Resource::RLIMIT_CPU, errno: Errno::EPERM }.into(),
+                format!("setrlimit RLIMIT_CPU: {}", Errno::EPERM.desc()),
+            ),
+            (
+                SetupError::OpenFiles { files: 256, errno: Errno::EPERM, hard: "64".to_owned() }.into(),
+                format!(
+                    "setrlimit RLIMIT_NOFILE to 256 open files: {} (the hard limit here is 64)",
+                    Errno::EPERM.desc()
+                ),
+            ),
+            (SuperviseError::NoProgram, "no program to run".to_owned()),
+            (SuperviseError::Wait(io()), format!("wait: {}", io())),
+            (SuperviseError::Usage(Errno::EPERM), format!("getrusage: {}", Errno::EPERM)),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
 
     #[test]
     fn readable_except_covers_all_but_the_hidden_paths_and_links_into_them() {

@@ -20,8 +20,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::Limits;
 use super::cgroup::{Cgroups, RunGroup};
-use super::{LAUNCH_ARG, Limits, Waited, closing, kill_group, wait};
+use super::protocol::{LAUNCH_ARG, closing};
+use super::wait::{Waited, kill_group, wait};
 
 /// How long a launcher may take to close a job after its run reported
 /// (its container going away) before it is killed.

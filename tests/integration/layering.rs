@@ -117,15 +117,15 @@ fn src_lib_lists_every_module_in_its_real_import_order() {
     assert!(upward.is_empty(), "modules import ones listed above them in src/lib.rs:\n{}", upward.join("\n"));
 }
 
-/// The `grade` modules each file of `src/grade/` names (`super::x`,
-/// `crate::grade::x`), and whether it names the sandbox.
-fn grade_imports(file: &str) -> (BTreeSet<String>, bool) {
-    let text = fs::read_to_string(root().join("src/grade").join(file)).unwrap();
+/// The modules of a room (`src/<room>/`) a file of it names (`super::x`,
+/// `crate::<room>::x`), and whether it names the sandbox.
+fn room_imports(room: &str, file: &str) -> (BTreeSet<String>, bool) {
+    let text = fs::read_to_string(root().join("src").join(room).join(file)).unwrap();
     let code = text.split("#[cfg(test)]").next().unwrap();
     let mut names = BTreeSet::new();
     for line in code.lines().filter(|line| !line.trim_start().starts_with("//")) {
-        for prefix in ["super::", "crate::grade::"] {
-            for (at, _) in line.match_indices(prefix) {
+        for prefix in ["super::".to_owned(), format!("crate::{room}::")] {
+            for (at, _) in line.match_indices(&prefix) {
                 let rest = &line[at + prefix.len()..];
                 let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 names.insert(name);
@@ -156,10 +156,22 @@ fn grade_imports(file: &str) -> (BTreeSet<String>, bool) {
 fn results_and_verdicts_import_no_stage_of_the_grading() {
     let stages = ["grader", "intake", "build", "run", "calls", "Grader"];
     for file in ["result.rs", "verdict.rs", "shrink/mod.rs"] {
-        let (names, _) = grade_imports(file);
+        let (names, _) = room_imports("grade", file);
         let reached: Vec<&&str> = stages.iter().filter(|s| names.contains(**s)).collect();
         assert!(reached.is_empty(), "{file} imports {reached:?}");
     }
-    let (_, sandbox) = grade_imports("result.rs");
+    let (_, sandbox) = room_imports("grade", "result.rs");
     assert!(!sandbox, "result.rs imports the sandbox");
+}
+
+/// The wire protocol between the grader and the guard
+/// (`src/sandbox/protocol.rs`) is what both sides must agree on: it names
+/// the public data of a job (`job`) and nothing of either side, so that
+/// neither side changes it unseen.
+#[test]
+fn the_sandbox_protocol_imports_neither_side() {
+    let (names, _) = room_imports("sandbox", "protocol.rs");
+    let sides: Vec<&String> = names.iter().filter(|name| name.as_str() != "job").collect();
+    assert!(sides.is_empty(), "protocol.rs imports {sides:?}");
+    assert!(names.contains("job"), "protocol.rs no longer reads its imports as this test does: {names:?}");
 }

@@ -1,0 +1,138 @@
+//! The scratch directory and the trees in it: where the scratch goes and
+//! which user a root grader's runs are, which copies of the referee the
+//! container must hide, and measuring, reading and removing the trees the
+//! grader and its runs leave there.
+
+use std::fs::{self, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The first of the user ids a root grader picks from for its runs: far
+/// above any account or subordinate range a system hands out.
+const RUN_UIDS: u32 = 1_900_000_000;
+
+/// The least room `/dev/shm` must have for the scratch to go there: a
+/// container's is often small (Docker gives 64 MB), too little for the
+/// guard's copy, the submissions, their builds and the runs' files.
+const SHM_ROOM: u64 = 512 << 20;
+
+/// Where the scratch directory goes: `$TMPDIR` when it is set, else
+/// `/dev/shm` (memory: a grading makes and removes many small files, which
+/// a disk file system makes slow) when it has [`SHM_ROOM`], else `/tmp`. A
+/// root grader's runs are another user, who must be able to pass through
+/// every directory above it: a `$TMPDIR` under a private home is passed
+/// over. Programs run from the scratch (a root grader's guard, and the
+/// runs themselves when no container can be made), so a file system
+/// mounted `noexec` (Docker's `/dev/shm`) is passed over too.
+pub(super) fn scratch_base(for_another_user: bool) -> PathBuf {
+    let usable = |dir: &Path, room: u64| {
+        rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok()
+            && (!for_another_user || passable_by_all(dir))
+            && rustix::fs::statvfs(dir).is_ok_and(|s| {
+                !s.f_flag.contains(rustix::fs::StatVfsMountFlags::NOEXEC)
+                    && s.f_bavail.saturating_mul(s.f_frsize) >= room
+            })
+    };
+    let chosen = std::env::var_os("TMPDIR").map(|dir| (PathBuf::from(dir), 0));
+    chosen
+        .into_iter()
+        .chain([(PathBuf::from("/dev/shm"), SHM_ROOM), (PathBuf::from("/tmp"), 0)])
+        .find(|(dir, room)| usable(dir, *room))
+        .map_or_else(std::env::temp_dir, |(dir, _)| dir)
+}
+
+/// Whether every user may pass through `dir` and each directory above it.
+fn passable_by_all(dir: &Path) -> bool {
+    fs::canonicalize(dir).is_ok_and(|dir| {
+        dir.ancestors().all(|d| fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    })
+}
+
+/// An unused user id for a root grader's runs: one no account has,
+/// different for each grading on the machine.
+pub(super) fn unused_uid() -> u32 {
+    let taken: Vec<u32> = fs::read_to_string("/etc/passwd")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split(':').nth(2)?.parse().ok())
+        .collect();
+    let mut uid = RUN_UIDS + std::process::id() % 1_000_000;
+    while taken.contains(&uid) {
+        uid += 1;
+    }
+    uid
+}
+
+/// Copies of the referee where people install it on the search path.
+pub(super) fn installed() -> Vec<PathBuf> {
+    let dirs = [
+        "/usr/local/bin",
+        "/usr/local/sbin",
+        "/usr/bin",
+        "/usr/sbin",
+        "/bin",
+        "/sbin",
+        "/usr/local/cargo/bin",
+    ];
+    dirs.iter()
+        .flat_map(|d| ["ttt-referee", "ttt-guard"].map(|name| Path::new(d).join(name)))
+        .filter(|p| p.exists())
+        .collect()
+}
+
+/// Whether `path` is under a directory the container binds.
+pub(super) fn in_system_dirs(path: &Path) -> bool {
+    ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"].iter().any(|d| path.starts_with(d))
+}
+
+/// The bytes and files under `path` (not following links); the grader's
+/// own trees only.
+pub(super) fn tree_size(path: &Path, depth: u32) -> (u64, u64) {
+    let Ok(meta) = fs::symlink_metadata(path) else { return (0, 0) };
+    if !meta.is_dir() || depth > 64 {
+        return (meta.len(), 1);
+    }
+    fs::read_dir(path).map_or((0, 1), |entries| {
+        entries
+            .flatten()
+            .map(|e| tree_size(&e.path(), depth + 1))
+            .fold((0, 1), |(b, f), (b2, f2)| (b + b2, f + f2))
+    })
+}
+
+/// Removes a directory tree, even one whose program took its own
+/// permissions away.
+pub fn remove_all(path: &Path) {
+    fn open_up(path: &Path) {
+        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
+        if let Ok(entries) = fs::read_dir(path) {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    open_up(&entry.path());
+                }
+            }
+        }
+    }
+    if fs::remove_dir_all(path).is_err() {
+        open_up(path);
+        let _ = fs::remove_dir_all(path);
+    }
+}
+
+/// Reads at most `limit` bytes of `path`, never following a link or
+/// blocking on a FIFO; `None` if it is missing or not a regular file.
+#[must_use]
+pub fn read_capped(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
