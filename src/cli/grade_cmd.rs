@@ -13,8 +13,8 @@ use crate::check::CheckOptions;
 use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
-    self, Api, ApiPlan, CaseOptions, Class, Expected, GradeError, Grader, Io, Languages, Plan, Programs,
-    report,
+    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, Program,
+    Programs, report,
 };
 use crate::play::Profile;
 use crate::referee::Format;
@@ -325,39 +325,6 @@ impl PlanArgs {
         if self.profile.is_some() && self.io != IoMode::Files {
             return Err(CliError::IoWithProfile);
         }
-        let expected = match self.profile {
-            Some(profile) => Expected::Console { profile, seed: self.seed },
-            None => Expected::Referee(self.layout.options(Format::Text)),
-        };
-        let mut tests = Vec::new();
-        if let Some(dir) = &self.tests {
-            tests = match suite::load(dir, &expected) {
-                // Generated tests may be all there is.
-                Err(SuiteError::Empty { .. }) if self.generate > 0 => Ok(Vec::new()),
-                loaded => loaded,
-            }?;
-        }
-        tests.extend(suite::generate(&expected, self.generate, self.seed)?);
-        let programs = if self.build.is_some() || self.run.is_some() {
-            Programs::Given {
-                build: self.build.clone(),
-                run: self.run.clone().unwrap_or_else(|| "./prog".to_owned()),
-            }
-        } else {
-            let config = suite::config_file(self.config.as_deref(), self.tests.as_deref());
-            Programs::Detected(match config {
-                Some(path) => Languages::from_config(&path)?,
-                None => Languages::builtin(),
-            })
-        };
-        let io = match (self.profile, self.io) {
-            (Some(_), _) => Io::Console,
-            (None, IoMode::Files) => {
-                Io::Files { input: self.input_name.clone(), output: self.output_name.clone() }
-            }
-            (None, IoMode::Stdout) => Io::Stdout,
-            (None, IoMode::Args) => Io::Args,
-        };
         let limits = Limits {
             wall: self.time,
             cpu: self.time,
@@ -372,10 +339,20 @@ impl PlanArgs {
         {
             return Err(CliError::OpenFilesAboveHard { asked: limits.open_files, hard });
         }
+        let mode = match self.api {
+            Some(api) => Mode::Calls(CallsPlan {
+                api,
+                cases: CaseOptions {
+                    per_function: self.cases.map_or(CaseOptions::DEFAULT.per_function, |n| {
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    }),
+                    seed: self.seed,
+                },
+            }),
+            None => Mode::Program(self.program()?),
+        };
         Ok(Plan {
-            tests,
-            programs,
-            io,
+            mode,
             limits,
             build_limits: grade::build_limits(&limits),
             jobs: self.jobs.map_or_else(
@@ -390,18 +367,44 @@ impl PlanArgs {
                 depth: copy::Caps::SUBMISSION.depth,
             },
             require_sandbox: self.require_sandbox,
-            expected,
             shrink: self.shrink.budget(),
-            api: self.api.map(|api| ApiPlan {
-                api,
-                cases: CaseOptions {
-                    per_function: self.cases.map_or(CaseOptions::DEFAULT.per_function, |n| {
-                        usize::try_from(n).unwrap_or(usize::MAX)
-                    }),
-                    seed: self.seed,
-                },
-            }),
         })
+    }
+
+    /// Whole programs: the tests read and answered, the commands given or
+    /// the languages to find them from, the I/O convention.
+    fn program(&self) -> Result<Program, CliError> {
+        let io = match (self.profile, self.io) {
+            (Some(profile), _) => Io::Console { profile, seed: self.seed },
+            (None, IoMode::Files) => {
+                Io::Files { input: self.input_name.clone(), output: self.output_name.clone() }
+            }
+            (None, IoMode::Stdout) => Io::Stdout,
+            (None, IoMode::Args) => Io::Args,
+        };
+        let layout = self.layout.options(Format::Text);
+        let mut tests = Vec::new();
+        if let Some(dir) = &self.tests {
+            tests = match suite::load(dir, &io, &layout) {
+                // Generated tests may be all there is.
+                Err(SuiteError::Empty { .. }) if self.generate > 0 => Ok(Vec::new()),
+                loaded => loaded,
+            }?;
+        }
+        tests.extend(suite::generate(&io, &layout, self.generate, self.seed)?);
+        let programs = if self.build.is_some() || self.run.is_some() {
+            Programs::Given {
+                build: self.build.clone(),
+                run: self.run.clone().unwrap_or_else(|| "./prog".to_owned()),
+            }
+        } else {
+            let config = suite::config_file(self.config.as_deref(), self.tests.as_deref());
+            Programs::Detected(match config {
+                Some(path) => Languages::from_config(&path)?,
+                None => Languages::builtin(),
+            })
+        };
+        Ok(Program { tests, programs, io, layout })
     }
 }
 

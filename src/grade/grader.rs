@@ -16,9 +16,10 @@ use super::build::{BUILD_LOG_BYTES, Build};
 use super::class::submission_name;
 use super::intake::{Failed, Faults, Halt, Step};
 use super::language::Commands;
-use super::plan::{Io, Plan, Programs};
+use super::plan::{Mode, Plan, Program, Programs};
 use super::report::{Grading, ReportError, Sink};
 use super::result::{Graded, Stopped, SubmissionResult, TestResult, Verdict};
+use super::run::Target;
 use crate::sandbox::{self, Protections, Sandbox, SandboxError, copy};
 use crate::text;
 
@@ -72,7 +73,7 @@ impl Grader {
 
     /// As [`Grader::new`], with a sandbox made by the caller.
     pub fn with_sandbox(plan: Plan, sandbox: Sandbox) -> Result<Grader, GradeError> {
-        if let Programs::Given { run, .. } = &plan.programs {
+        if let Mode::Program(Program { programs: Programs::Given { run, .. }, .. }) = &plan.mode {
             // Split once, so a bad command line is an error before anything runs.
             shell_words::split(run).map_err(|e| GradeError::Command(run.clone(), e.to_string()))?;
         }
@@ -250,15 +251,28 @@ impl Grader {
             let why = format!("the submission was refused: {e}");
             return Ok(self.not_run(name.to_owned(), "unknown".to_owned(), why.clone(), &why, progress));
         }
-        if let Some(api) = plan.api {
-            return self.grade_api(name, &source, area, api, progress);
+        match &plan.mode {
+            Mode::Program(program) => self.grade_program(program, name, source, area, progress),
+            Mode::Calls(calls) => self.grade_calls(name, &source, area, *calls, progress),
         }
+    }
+
+    /// Builds the submission copied to `source` (in `area`) once, and runs
+    /// it on every test of `program`.
+    fn grade_program(
+        &self,
+        program: &Program,
+        name: &str,
+        source: PathBuf,
+        area: &Path,
+        progress: &Tell<'_>,
+    ) -> Result<SubmissionResult, Halt> {
         let name = name.to_owned();
-        let commands = match &plan.programs {
+        let commands = match &program.programs {
             Programs::Given { build, run } => {
                 Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
             }
-            Programs::Detected(languages) => match languages.detect(&source, plan.limits.memory) {
+            Programs::Detected(languages) => match languages.detect(&source, self.plan.limits.memory) {
                 Ok(commands) => commands,
                 Err(why) => {
                     return Ok(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress));
@@ -268,11 +282,15 @@ impl Grader {
         let language = commands.language.clone();
         // No answer left from the author's own runs can pass for one, and
         // nothing stands where the test goes (a directory of that name, say).
-        let (input, output) = plan.io.names();
-        if plan.io != Io::Console {
-            self.clear_answer(&name, &source, output, area)?;
-            self.clear_answer(&name, &source, input, area)?;
-        }
+        let clear = |dir: &Path| -> Result<(), Halt> {
+            if program.io.answers_in_a_file() {
+                let (input, output) = program.io.names();
+                self.clear_answer(&name, dir, output, area)?;
+                self.clear_answer(&name, dir, input, area)?;
+            }
+            Ok(())
+        };
+        clear(&source)?;
         self.hand_over(&name, area, area)?;
 
         let mut start = source.clone();
@@ -284,10 +302,7 @@ impl Grader {
                 }
                 Build::Built { dir: built, log } => {
                     build_log = Some(log);
-                    if plan.io != Io::Console {
-                        self.clear_answer(&name, &built, output, area)?;
-                        self.clear_answer(&name, &built, input, area)?;
-                    }
+                    clear(&built)?;
                     start = built;
                     self.hand_over(&name, &start, area)?;
                 }
@@ -296,11 +311,12 @@ impl Grader {
 
         // Collecting into a Result stops handing out tests once the grading
         // was stopped.
-        let tests: Vec<TestResult> = plan
+        let target = Target { program, start: &start, run: &commands.run };
+        let tests: Vec<TestResult> = program
             .tests
             .par_iter()
             .map(|test| {
-                let result = self.grade_test(&start, &commands.run, test);
+                let result = self.grade_test(target, test);
                 if let Ok(test) = &result {
                     progress(test);
                 }

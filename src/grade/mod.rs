@@ -1,14 +1,16 @@
 //! `grade`: run people's programs against tests in the [`sandbox`] and say
 //! how each did.
 //!
-//! A [`Grader`] is made from a [`Plan`]: the tests (with their expected
-//! answers, [`suite`]), how each submission is built and run (given, or
-//! found from its files, [`language`]), the I/O convention, the limits, and
-//! what the sandbox must provide. Each submission goes through one
-//! pipeline, a file a stage:
+//! A [`Grader`] is made from a [`Plan`] and grades each submission through
+//! one pipeline, a file a stage; each [`Mode`] is one arm of it:
 //!
-//! - [`plan`]: what to grade and how;
-//! - [`grader`]: a submission at a time, each stopped at its own boundary;
+//! - [`plan`]: what to grade and how — the [`Mode`] (whole programs on
+//!   tests, with their [`Io`], or an assignment's functions), the limits;
+//! - [`suite`]: the tests, found and answered; [`language`]: how a
+//!   submission is built and run, found from its files;
+//! - [`class`]: the submissions given, sorted out;
+//! - [`grader`]: a submission at a time, each stopped at its own boundary,
+//!   telling a [`report::Sink`] as it goes;
 //! - [`intake`]: the grader's steps with a submission's files, each failing
 //!   that submission alone;
 //! - [`build`]: the one build;
@@ -18,8 +20,10 @@
 //! - [`verdict`]: the verdict on a finished run, decided without running
 //!   anything;
 //! - [`shrink`]: the smallest failing input;
-//! - [`result`]: what a grading finds, which [`report`] and [`gradescope`]
-//!   write.
+//! - [`result`]: what a grading finds;
+//! - [`report`]: the sinks that show and write it (the progress bar, the
+//!   table, the report files, Gradescope's);
+//! - [`package`]: a grading packaged for Gradescope or GitHub.
 //!
 //! [`sandbox`]: crate::sandbox
 
@@ -45,12 +49,13 @@ pub use self::grader::{GradeError, Grader};
 pub use self::intake::{Faults, Step};
 pub use self::language::{Commands, Languages};
 pub use self::plan::{
-    ApiPlan, DEFAULT_INPUT, DEFAULT_OUTPUT, Io, Plan, Programs, TEST_LIMITS, build_limits, harness_limits,
+    CallsPlan, DEFAULT_INPUT, DEFAULT_OUTPUT, Io, Mode, Plan, Program, Programs, TEST_LIMITS, build_limits,
+    harness_limits,
 };
 pub use self::result::{
     Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,
     Verdict,
 };
 pub use self::shrink::{Budget, Evidence, Smallest};
-pub use self::suite::{Expected, Test};
+pub use self::suite::Test;
 pub use self::verdict::signal_name;

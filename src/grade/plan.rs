@@ -7,11 +7,15 @@ use std::time::Duration;
 use super::calls::{Api, CaseOptions};
 use super::language::Languages;
 use super::shrink::Budget;
-use super::suite::{Expected, Test};
+use super::suite::Test;
 use crate::check::CheckOptions;
+use crate::play::Profile;
+use crate::referee;
 use crate::sandbox::{Limits, copy};
 
-/// How a program receives its test and gives its answer.
+/// How a program receives its test and gives its answer, and so what its
+/// tests are: move files answered by the referee's transcript, or a
+/// console's typed scripts answered by its session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Io {
     /// CS 1044's convention: the test is `input` in the working directory,
@@ -28,9 +32,16 @@ pub enum Io {
     /// `{moves}` and `{out}` in the run command are the test's and the
     /// answer's paths.
     Args,
-    /// A console program: the script is its standard input, the answer its
-    /// standard output.
-    Console,
+    /// A console program: the test is a typed script, its standard input;
+    /// the answer is its standard output, the session `play --profile`
+    /// prints with its computer players seeded by `seed`. The one place a
+    /// plan says "console".
+    Console {
+        /// The console whose session is expected.
+        profile: Profile,
+        /// The seed of its computer players.
+        seed: u64,
+    },
 }
 
 impl Io {
@@ -40,6 +51,12 @@ impl Io {
             Io::Files { input, output } => (input, output),
             _ => (DEFAULT_INPUT, DEFAULT_OUTPUT),
         }
+    }
+
+    /// Whether the answer is a file the program writes (not its standard
+    /// output): an answer left in the submission could pass for one.
+    pub(in crate::grade) fn answers_in_a_file(&self) -> bool {
+        !matches!(self, Io::Console { .. })
     }
 }
 
@@ -87,13 +104,10 @@ pub fn build_limits(test: &Limits) -> Limits {
 /// Everything that says how to grade.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The tests, in the order reports list them.
-    pub tests: Vec<Test>,
-    /// How submissions are built and run.
-    pub programs: Programs,
-    /// How they read and write.
-    pub io: Io,
-    /// Limits for each test run.
+    /// What is graded: whole programs on tests, or an assignment's functions.
+    pub mode: Mode,
+    /// Limits for each test run (with [`Mode::Calls`], `wall` is the limit
+    /// per call).
     pub limits: Limits,
     /// Limits for each build.
     pub build_limits: Limits,
@@ -107,20 +121,39 @@ pub struct Plan {
     pub copy_caps: copy::Caps,
     /// Refuse to grade unless every protection is in force.
     pub require_sandbox: bool,
-    /// How the tests' expected answers were made: a shrunk input's is made
-    /// the same way.
-    pub expected: Expected,
     /// Shrink each `wrong` or `crashed` test's input within this budget
-    /// (`None`: do not); with `api`, look for smaller failing calls.
+    /// (`None`: do not); with [`Mode::Calls`], look for smaller failing calls.
     pub shrink: Option<Budget>,
-    /// Grade an assignment's functions one by one instead of whole programs
-    /// on `tests` (`limits.wall` is then the limit per call).
-    pub api: Option<ApiPlan>,
+}
+
+/// What a grading grades: each mode is one arm of the pipeline after a
+/// submission's intake.
+#[derive(Clone, Debug)]
+pub enum Mode {
+    /// Whole programs, built once and run once a test.
+    Program(Program),
+    /// An assignment's functions one by one, through its harness (`--api`).
+    Calls(CallsPlan),
+}
+
+/// Whole programs on tests.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The tests, in the order reports list them, each with its expected
+    /// answer.
+    pub tests: Vec<Test>,
+    /// How submissions are built and run.
+    pub programs: Programs,
+    /// How they read and write, and so what the tests are.
+    pub io: Io,
+    /// The referee's layout options, with which the expected transcripts
+    /// were made (a shrunk input's is made the same way).
+    pub layout: referee::Options,
 }
 
 /// Function-level grading: which assignment, and its cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ApiPlan {
+pub struct CallsPlan {
     /// The assignment whose functions are graded.
     pub api: Api,
     /// How many random cases per function, from which seed.
@@ -137,12 +170,12 @@ pub fn harness_limits(test: &Limits) -> Limits {
 
 impl Plan {
     /// The name of every test of a submission, in report order: the test
-    /// files, or with `api` the functions.
+    /// files, or with [`Mode::Calls`] the functions.
     #[must_use]
     pub fn test_names(&self) -> Vec<String> {
-        match &self.api {
-            Some(api) => api.api.functions(),
-            None => self.tests.iter().map(|t| t.name.clone()).collect(),
+        match &self.mode {
+            Mode::Calls(calls) => calls.api.functions(),
+            Mode::Program(program) => program.tests.iter().map(|t| t.name.clone()).collect(),
         }
     }
 }

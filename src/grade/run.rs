@@ -6,59 +6,71 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::grader::Grader;
-use super::plan::Io;
+use super::plan::{Io, Program};
 use super::result::{Stopped, TestResult, Verdict};
 use super::suite::Test;
 use super::verdict::judge;
 use crate::sandbox::{Collect, Job, SandboxError};
+
+/// What one submission's tests run: its program, built.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::grade) struct Target<'a> {
+    /// The tests and how the program reads and writes.
+    pub program: &'a Program,
+    /// The build (or the copy, with no build): each run starts as it.
+    pub start: &'a Path,
+    /// The run command.
+    pub run: &'a str,
+}
 
 impl Grader {
     /// Runs `test`, and shrinks it if it failed in a way that can be (and
     /// the plan says to).
     pub(in crate::grade) fn grade_test(
         &self,
-        start: &Path,
-        run: &str,
+        target: Target<'_>,
         test: &Test,
     ) -> Result<TestResult, Stopped> {
         let began = Instant::now();
-        let mut result = self.run_test(start, run, test, None)?;
+        let mut result = self.run_test(target, test, None)?;
         if let Some(budget) = self.plan.shrink
             && result.shrinkable()
         {
             let took = began.elapsed();
-            result.smallest_failing_input = self.shrink(start, run, test, &result, took, budget)?;
+            result.smallest_failing_input = self.shrink(target, test, &result, took, budget)?;
         }
         Ok(result)
     }
 
     /// The job that runs `input` in a fresh run directory that starts as
     /// the build.
-    pub(in crate::grade) fn job(&self, start: &Path, run: &str, input: &[u8]) -> Job {
-        let plan = &self.plan;
+    pub(in crate::grade) fn job(&self, target: Target<'_>, input: &[u8]) -> Job {
+        let io = &target.program.io;
         // The test is in the run directory under the input name in every mode
         // but a console's; `{moves}` and `{out}` in the command are its name and
         // the answer's (the run directory is the program's working directory).
-        let (name, output) = plan.io.names();
-        let run =
-            run.replace("{moves}", &shell_words::quote(name)).replace("{out}", &shell_words::quote(output));
+        let (name, output) = io.names();
+        let run = target
+            .run
+            .replace("{moves}", &shell_words::quote(name))
+            .replace("{out}", &shell_words::quote(output));
         let argv = shell_words::split(&run).unwrap_or_default();
-        let (files, stdin, collect) = match &plan.io {
+        let (files, stdin, collect) = match io {
             Io::Files { .. } | Io::Args => {
                 (vec![(name.to_owned(), input.to_vec())], None, Collect::File(output.to_owned()))
             }
             // The move file is also the program's standard input.
             Io::Stdout => (vec![(name.to_owned(), input.to_vec())], Some(input.to_vec()), Collect::Nothing),
             // A console's script is only its standard input.
-            Io::Console => (Vec::new(), Some(input.to_vec()), Collect::Nothing),
+            Io::Console { .. } => (Vec::new(), Some(input.to_vec()), Collect::Nothing),
         };
         Job {
             argv,
-            start: Some(start.to_path_buf()),
+            start: Some(target.start.to_path_buf()),
             files,
             stdin,
             collect,
-            limits: plan.limits,
+            limits: self.plan.limits,
             env: Vec::new(),
         }
     }
@@ -68,16 +80,15 @@ impl Grader {
     /// sooner than the limit.
     pub(in crate::grade) fn run_test(
         &self,
-        start: &Path,
-        run: &str,
+        target: Target<'_>,
         test: &Test,
         wall: Option<Duration>,
     ) -> Result<TestResult, Stopped> {
-        let mut job = self.job(start, run, &test.input);
+        let mut job = self.job(target, &test.input);
         if let Some(wall) = wall {
             job.limits.wall = job.limits.wall.min(wall);
         }
-        let result = self.judge_run(test, &job)?;
+        let result = self.judge_run(target, test, &job)?;
         if result.verdict != Verdict::TimeLimit || wall.is_some() {
             return Ok(result);
         }
@@ -87,7 +98,7 @@ impl Grader {
         // the whole class); each run's fair share of the CPU comes from its
         // cgroup. A shrink's candidates, cut short on purpose, are not run
         // again.
-        let mut confirmed = self.judge_run(test, &job)?;
+        let mut confirmed = self.judge_run(target, test, &job)?;
         if confirmed.verdict == Verdict::TimeLimit {
             confirmed.detail.push_str(" (twice: it was run again to confirm)");
         }
@@ -95,9 +106,14 @@ impl Grader {
     }
 
     /// Runs `job` for `test` and judges it.
-    pub(in crate::grade) fn judge_run(&self, test: &Test, job: &Job) -> Result<TestResult, Stopped> {
+    pub(in crate::grade) fn judge_run(
+        &self,
+        target: Target<'_>,
+        test: &Test,
+        job: &Job,
+    ) -> Result<TestResult, Stopped> {
         Ok(match self.sandbox.run(job) {
-            Ok(run) => judge(test, &run, &self.plan),
+            Ok(run) => judge(test, &run, &target.program.io, &self.plan),
             Err(SandboxError::Interrupted) => return Err(Stopped),
             // The sandbox failing is not the program's doing, but it stops
             // only this test, never the grading.

@@ -5,10 +5,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::plan::Io;
 use crate::board::Geometry;
 use crate::corpus::{self, GenOptions, Guarantees};
 use crate::movefile::ParseError;
-use crate::play::{self, Profile, scripts};
+use crate::play::{self, scripts};
 use crate::referee::{self, RefereeError};
 
 /// One test: its name (the file name), what the program is given, and what
@@ -23,30 +24,13 @@ pub struct Test {
     pub expected: Vec<u8>,
 }
 
-/// How the expected answers are made.
-#[derive(Clone, Debug)]
-pub enum Expected {
-    /// Move files `*.txt`, answered by the referee's transcript with these
-    /// options.
-    Referee(referee::Options),
-    /// Typed scripts `*.stdin`, answered by this console's session, its
-    /// computer players seeded with `seed`.
-    Console {
-        /// The console profile.
-        profile: Profile,
-        /// The seed of its computer players.
-        seed: u64,
-    },
-}
-
-impl Expected {
-    /// The extension of the test files this reads: `txt` or `stdin`.
-    #[must_use]
-    pub fn extension(&self) -> &'static str {
-        match self {
-            Expected::Referee(_) => "txt",
-            Expected::Console { .. } => "stdin",
-        }
+/// The extension of the test files `io` reads: `stdin` (a console's typed
+/// scripts) or `txt` (move files).
+#[must_use]
+pub fn extension(io: &Io) -> &'static str {
+    match io {
+        Io::Console { .. } => "stdin",
+        Io::Files { .. } | Io::Stdout | Io::Args => "txt",
     }
 }
 
@@ -123,21 +107,21 @@ pub fn config_file(given: Option<&Path>, tests: Option<&Path>) -> Option<PathBuf
     given.map(Path::to_path_buf).or_else(|| tests.map(|t| t.join("grade.toml")).filter(|p| p.is_file()))
 }
 
-/// Reads every test in `dir` (the files with `expected`'s extension,
-/// sorted by name) and makes its expected answer.
-pub fn load(dir: &Path, expected: &Expected) -> Result<Vec<Test>, SuiteError> {
-    let extension = expected.extension();
+/// Reads every test in `dir` (the files with `io`'s [`extension`], sorted
+/// by name) and makes its expected answer, as [`answer`] does.
+pub fn load(dir: &Path, io: &Io, layout: &referee::Options) -> Result<Vec<Test>, SuiteError> {
+    let extension = extension(io);
     let paths =
         test_files(dir, &[extension]).map_err(|source| SuiteError::Read { path: dir.to_owned(), source })?;
     if paths.is_empty() {
         return Err(SuiteError::Empty { dir: dir.to_owned(), extension });
     }
-    paths.iter().map(|path| load_one(path, expected)).collect()
+    paths.iter().map(|path| load_one(path, io, layout)).collect()
 }
 
-fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
+fn load_one(path: &Path, io: &Io, layout: &referee::Options) -> Result<Test, SuiteError> {
     let input = fs::read(path).map_err(|source| SuiteError::Read { path: path.to_owned(), source })?;
-    let answer = answer(expected, &input).map_err(|e| match e {
+    let answer = answer(io, layout, &input).map_err(|e| match e {
         Unanswerable::Referee(RefereeError::Parse(error)) => {
             SuiteError::Malformed { path: path.to_owned(), error }
         }
@@ -148,7 +132,7 @@ fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
     Ok(Test { name, input, expected: answer.text })
 }
 
-/// `count` generated tests, answered as `expected` answers the given ones:
+/// `count` generated tests, answered as [`answer`] answers the given ones:
 /// move files within CS 1044's guarantees (`gen --within cs1044`), or with a
 /// console profile its typed scripts (`gen --profile`). Named `gen-0001.txt`
 /// (or `.stdin`) on; the same seed always gives the same tests.
@@ -156,13 +140,13 @@ fn load_one(path: &Path, expected: &Expected) -> Result<Test, SuiteError> {
 /// # Errors
 /// [`SuiteError::Generated`] if the referee or the console rejects what was
 /// generated, which would be a bug in the generator.
-pub fn generate(expected: &Expected, count: u64, seed: u64) -> Result<Vec<Test>, SuiteError> {
+pub fn generate(io: &Io, layout: &referee::Options, count: u64, seed: u64) -> Result<Vec<Test>, SuiteError> {
     let digits = count.to_string().len().max(4);
     (0..count)
         .map(|index| {
-            let name = format!("gen-{:0digits$}.{}", index + 1, expected.extension());
-            let input = match expected {
-                Expected::Referee(_) => {
+            let name = format!("gen-{:0digits$}.{}", index + 1, extension(io));
+            let input = match io {
+                Io::Files { .. } | Io::Stdout | Io::Args => {
                     let options = GenOptions {
                         seed,
                         geometry: Geometry::CLASSIC,
@@ -172,9 +156,9 @@ pub fn generate(expected: &Expected, count: u64, seed: u64) -> Result<Vec<Test>,
                     corpus::move_file(&options, index)
                         .map_err(|e| SuiteError::Generated { name: name.clone(), why: e.to_string() })?
                 }
-                Expected::Console { profile, .. } => scripts::script(*profile, seed, index),
+                Io::Console { profile, .. } => scripts::script(*profile, seed, index),
             };
-            let answer = answer(expected, input.as_bytes())
+            let answer = answer(io, layout, input.as_bytes())
                 .map_err(|e| SuiteError::Generated { name: name.clone(), why: e.to_string() })?;
             Ok(Test { name, input: input.into_bytes(), expected: answer.text })
         })
@@ -205,12 +189,14 @@ pub enum Unanswerable {
     Script(play::PlayError),
 }
 
-/// The expected answer to `input` as `expected` makes it: what a test file
-/// is graded against, and a shrunk input too.
-pub fn answer(expected: &Expected, input: &[u8]) -> Result<Answer, Unanswerable> {
+/// The expected answer to `input`: a console's session (its computer
+/// players seeded as `io` says), or the referee's transcript with the
+/// `layout` options. What a test file is graded against, and a shrunk input
+/// too.
+pub fn answer(io: &Io, layout: &referee::Options, input: &[u8]) -> Result<Answer, Unanswerable> {
     let mut text = Vec::new();
-    let (violations, finished) = match expected {
-        Expected::Console { profile, seed } => {
+    let (violations, finished) = match io {
+        Io::Console { profile, seed } => {
             let mut console = profile.console(input, &mut text);
             let mut finished = false;
             play::session(console.as_mut(), *seed, |_, played| {
@@ -220,8 +206,8 @@ pub fn answer(expected: &Expected, input: &[u8]) -> Result<Answer, Unanswerable>
             .map_err(Unanswerable::Script)?;
             (0, finished)
         }
-        Expected::Referee(options) => {
-            let report = referee::referee(input, &mut text, options).map_err(Unanswerable::Referee)?;
+        Io::Files { .. } | Io::Stdout | Io::Args => {
+            let report = referee::referee(input, &mut text, layout).map_err(Unanswerable::Referee)?;
             (report.violations, report.game.outcome().is_some())
         }
     };
@@ -231,20 +217,25 @@ pub fn answer(expected: &Expected, input: &[u8]) -> Result<Answer, Unanswerable>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::play::Profile;
 
     #[test]
     fn generated_tests_depend_on_the_seed_alone() {
-        let expected = Expected::Referee(referee::Options::default());
+        let layout = referee::Options::default();
         let inputs = |count, seed| -> Vec<(String, Vec<u8>)> {
-            generate(&expected, count, seed).unwrap().into_iter().map(|t| (t.name, t.input)).collect()
+            generate(&Io::Stdout, &layout, count, seed)
+                .unwrap()
+                .into_iter()
+                .map(|t| (t.name, t.input))
+                .collect()
         };
         let first = inputs(6, 3);
         assert_eq!(first[0].0, "gen-0001.txt");
         assert_eq!(first, inputs(6, 3));
         assert_eq!(first[..4], inputs(4, 3)[..], "test N does not depend on the count");
         assert_ne!(first, inputs(6, 4));
-        let console = Expected::Console { profile: Profile::Xtreme, seed: 0 };
-        let scripts = generate(&console, 2, 3).unwrap();
+        let console = Io::Console { profile: Profile::Xtreme, seed: 0 };
+        let scripts = generate(&console, &layout, 2, 3).unwrap();
         assert_eq!(scripts[1].name, "gen-0002.stdin");
         assert!(!scripts[1].expected.is_empty());
     }

@@ -11,18 +11,19 @@ use crate::check::{Comparison, compare};
 use crate::sandbox::{Ending, Limits, Outcome, Run};
 use crate::text;
 
-/// The verdict on a finished run: see [`Verdict`] for the order.
-pub(super) fn judge(test: &Test, run: &Run, plan: &Plan) -> TestResult {
+/// The verdict on a finished run of `test`, which read and wrote as `io`
+/// says: see [`Verdict`] for the order.
+pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult {
     let limits = &plan.limits;
     let outcome = &run.outcome;
     let signal = match outcome.ending {
         Ending::Signalled(s) => Some(s),
         _ => None,
     };
-    let answer: Result<&[u8], &str> = match (&plan.io, &run.answer) {
+    let answer: Result<&[u8], &str> = match (io, &run.answer) {
         (Io::Files { .. } | Io::Args, Ok(bytes)) => Ok(bytes),
         (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
-        (Io::Stdout | Io::Console, _) => Ok(&run.stdout),
+        (Io::Stdout | Io::Console { .. }, _) => Ok(&run.stdout),
     };
     let mut comparison: Option<Comparison> = None;
     let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
@@ -151,18 +152,21 @@ pub fn signal_name(signal: i32) -> String {
 mod tests {
     use super::*;
     use crate::check::{CheckOptions, Header};
-    use crate::grade::{Expected, Programs, TEST_LIMITS, build_limits};
+    use crate::grade::{Mode, Program, Programs, TEST_LIMITS, build_limits};
     use crate::referee;
     use crate::sandbox::{Gaps, copy};
     use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
 
     const EXPECTED: &str = "Programmer: A\nP\n\nMove 1: X 5\n- - -\n- X -\n- - -\n\nWinner: None\n";
 
-    fn plan(io: Io, partial: bool) -> Plan {
+    fn plan(partial: bool) -> Plan {
         Plan {
-            tests: Vec::new(),
-            programs: Programs::Given { build: None, run: "./prog".to_owned() },
-            io,
+            mode: Mode::Program(Program {
+                tests: Vec::new(),
+                programs: Programs::Given { build: None, run: "./prog".to_owned() },
+                io: files(),
+                layout: referee::Options::default(),
+            }),
             limits: TEST_LIMITS,
             build_limits: build_limits(&TEST_LIMITS),
             jobs: 1,
@@ -170,10 +174,13 @@ mod tests {
             check: CheckOptions { exact: false, header: Header::Label },
             copy_caps: copy::Caps::SUBMISSION,
             require_sandbox: false,
-            expected: Expected::Referee(referee::Options::default()),
             shrink: None,
-            api: None,
         }
+    }
+
+    /// The verdict on `run` of the test, read and written as `io` says.
+    fn judge_with(io: &Io, partial: bool, run: &Run) -> TestResult {
+        judge(&test(), run, io, &plan(partial))
     }
 
     fn files() -> Io {
@@ -310,7 +317,7 @@ mod tests {
             ("the right answer", run(Ending::Exited(0), Ok(EXPECTED)), Verdict::Pass, "all 7 lines match"),
         ];
         for (case, ran, verdict, detail) in cases {
-            let result = judge(&test(), &ran, &plan(files(), false));
+            let result = judge_with(&files(), false, &ran);
             assert_eq!((result.verdict, result.detail.as_str()), (verdict, detail), "{case}");
             let score = if verdict == Verdict::Pass { 1.0 } else { 0.0 };
             assert!((result.score - score).abs() < f64::EPSILON, "{case}: {}", result.score);
@@ -320,12 +327,12 @@ mod tests {
     #[test]
     fn partial_credit_goes_to_a_wrong_answer_only() {
         let wrong = EXPECTED.replace("Winner: None", "Winner: X");
-        let result = judge(&test(), &run(Ending::Exited(0), Ok(&wrong)), &plan(files(), true));
+        let result = judge_with(&files(), true, &run(Ending::Exited(0), Ok(&wrong)));
         assert_eq!(result.verdict, Verdict::Wrong);
         assert!((result.score - 12.0 / 14.0).abs() < 1e-9, "{}", result.score);
         assert_eq!((result.lines_matched, result.lines_found), (Some((6, 7)), Some(7)));
         // A crash scores nothing, however right its answer.
-        let crashed = judge(&test(), &run(Ending::Exited(1), Ok(EXPECTED)), &plan(files(), true));
+        let crashed = judge_with(&files(), true, &run(Ending::Exited(1), Ok(EXPECTED)));
         assert!(crashed.score.abs() < f64::EPSILON);
     }
 
@@ -333,17 +340,17 @@ mod tests {
     fn standard_output_is_the_answer_where_the_plan_says() {
         let mut ran = run(Ending::Exited(0), Err("unused"));
         ran.stdout = EXPECTED.as_bytes().to_vec();
-        assert_eq!(judge(&test(), &ran, &plan(Io::Stdout, false)).verdict, Verdict::Pass);
-        assert_eq!(judge(&test(), &ran, &plan(files(), false)).verdict, Verdict::NoOutput);
+        assert_eq!(judge_with(&Io::Stdout, false, &ran).verdict, Verdict::Pass);
+        assert_eq!(judge_with(&files(), false, &ran).verdict, Verdict::NoOutput);
     }
 
     #[test]
     fn a_failing_runs_standard_error_is_kept_a_passing_ones_is_not() {
         let mut ran = run(Ending::Exited(2), Ok(EXPECTED));
         ran.stderr = b"trace\n".repeat(100);
-        let result = judge(&test(), &ran, &plan(files(), false));
+        let result = judge_with(&files(), false, &ran);
         assert!(result.stderr.starts_with("…\n") && result.stderr.lines().count() == STDERR_LINES + 1);
         ran.outcome.ending = Ending::Exited(0);
-        assert_eq!(judge(&test(), &ran, &plan(files(), false)).stderr, "");
+        assert_eq!(judge_with(&files(), false, &ran).stderr, "");
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ttt_referee::check::{CheckOptions, Header};
 use ttt_referee::grade::report::{Grading, ReportError, Sink, Sinks};
 use ttt_referee::grade::{
-    self, Api, ApiPlan, CaseOptions, Expected, Faults, Graded, Grader, Io, Plan, Programs, Step,
+    self, Api, CallsPlan, CaseOptions, Faults, Graded, Grader, Io, Mode, Plan, Program, Programs, Step,
     SubmissionResult, TestResult, Verdict, suite,
 };
 use ttt_referee::referee;
@@ -28,13 +28,17 @@ fn students() -> Vec<PathBuf> {
 /// The plan: the class fixture's first two tests, one job at a time so the
 /// faults land in a known order.
 fn plan() -> Plan {
-    let expected = Expected::Referee(referee::Options::default());
-    let mut tests = suite::load(&fixture("class/tests"), &expected).unwrap();
+    let io = Io::Files { input: grade::DEFAULT_INPUT.to_owned(), output: grade::DEFAULT_OUTPUT.to_owned() };
+    let layout = referee::Options::default();
+    let mut tests = suite::load(&fixture("class/tests"), &io, &layout).unwrap();
     tests.truncate(2);
     Plan {
-        tests,
-        programs: Programs::Detected(grade::Languages::builtin()),
-        io: Io::Files { input: grade::DEFAULT_INPUT.to_owned(), output: grade::DEFAULT_OUTPUT.to_owned() },
+        mode: Mode::Program(Program {
+            tests,
+            programs: Programs::Detected(grade::Languages::builtin()),
+            io,
+            layout,
+        }),
         limits: grade::TEST_LIMITS,
         build_limits: grade::build_limits(&grade::TEST_LIMITS),
         jobs: 2,
@@ -42,9 +46,7 @@ fn plan() -> Plan {
         check: CheckOptions { exact: false, header: Header::Label },
         copy_caps: copy::Caps::SUBMISSION,
         require_sandbox: false,
-        expected,
         shrink: None,
-        api: None,
     }
 }
 
@@ -152,8 +154,7 @@ fn each_step_that_fails_fails_only_its_submission() {
 #[test]
 fn a_harness_that_cannot_be_placed_fails_only_its_submission() {
     let mut plan = plan();
-    plan.tests.clear();
-    plan.api = Some(ApiPlan { api: Api::Xtreme, cases: CaseOptions { per_function: 5, seed: 0 } });
+    plan.mode = Mode::Calls(CallsPlan { api: Api::Xtreme, cases: CaseOptions { per_function: 5, seed: 0 } });
     let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
     let mut grader = Grader::with_sandbox(plan, sandbox).unwrap();
     grader.inject_faults(fault_at(Step::PlaceHarness, "ben-shallow"));

@@ -9,7 +9,7 @@ use super::{GRADER_DIR, Harness, Ran, SUBMISSION_DIR, Settings, Stop, Times};
 use crate::grade::build::Build;
 use crate::grade::grader::{Grader, Tell};
 use crate::grade::intake::{Failed, Halt, Step};
-use crate::grade::plan::{ApiPlan, harness_limits};
+use crate::grade::plan::{CallsPlan, harness_limits};
 use crate::grade::result::SubmissionResult;
 use crate::grade::verdict::{describe_ending, out_of_cpu, tail};
 use crate::sandbox::{Collect, Ending, Job, SandboxError};
@@ -42,12 +42,12 @@ impl Grader {
     /// `area`) one by one, through the assignment's harness. The copy is
     /// moved to `area/api/submission`, beside the grader's `area/api/ttt`
     /// where the harness goes.
-    pub(in crate::grade) fn grade_api(
+    pub(in crate::grade) fn grade_calls(
         &self,
         name: &str,
         source: &Path,
         area: &Path,
-        api: ApiPlan,
+        api: CallsPlan,
         progress: &Tell<'_>,
     ) -> Result<SubmissionResult, Halt> {
         let plan = &self.plan;

@@ -3,12 +3,13 @@
 //! tests are and run, and the smallest that still fails the same way is
 //! confirmed by one more run.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::super::grader::Grader;
+use super::super::plan::{Io, Program};
 use super::super::result::{Stopped, TestResult};
-use super::super::suite::{self, Expected, Test};
+use super::super::run::Target;
+use super::super::suite::{self, Test};
 use super::super::verdict::shown;
 use super::{Budget, Evidence, Smallest};
 
@@ -22,18 +23,17 @@ impl Grader {
     /// nothing smaller fails.
     pub(in crate::grade) fn shrink(
         &self,
-        start: &Path,
-        run: &str,
+        target: Target<'_>,
         test: &Test,
         failed: &TestResult,
         took: Duration,
         budget: Budget,
     ) -> Result<Option<Smallest>, Stopped> {
-        let plan = &self.plan;
+        let Program { io, layout, .. } = target.program;
         let began = Instant::now();
-        let pieces = match plan.expected {
-            Expected::Referee(_) => super::Pieces::move_file(&test.input),
-            Expected::Console { .. } => super::Pieces::script(&test.input),
+        let (pieces, unit) = match io {
+            Io::Files { .. } | Io::Stdout | Io::Args => (super::Pieces::move_file(&test.input), "move lines"),
+            Io::Console { .. } => (super::Pieces::script(&test.input), "lines"),
         };
         if pieces.is_empty() {
             return Ok(None);
@@ -44,7 +44,7 @@ impl Grader {
         let mut runs = 0;
         let mut interrupted = false;
         let (mut violations, finished) =
-            suite::answer(&plan.expected, &test.input).map_or((0, false), |a| (a.violations, a.finished));
+            suite::answer(io, layout, &test.input).map_or((0, false), |a| (a.violations, a.finished));
         let mut oracle = |input: &[u8], change: super::Change| {
             // Time runs out for candidates the referee rejects too (pairs of
             // lines in a long file are many).
@@ -52,7 +52,7 @@ impl Grader {
             if runs + 1 >= budget.runs || left < took {
                 return super::Tried::Stop;
             }
-            let Ok(answer) = suite::answer(&plan.expected, input) else { return super::Tried::Not };
+            let Ok(answer) = suite::answer(io, layout, input) else { return super::Tried::Not };
             // A game that ended still ends: cut short, it would fail for
             // another reason (few programs handle moves running out, which
             // assignments often promise never happens); and a smaller square
@@ -64,7 +64,7 @@ impl Grader {
             }
             runs += 1;
             let candidate = Test { name: test.name.clone(), input: input.to_vec(), expected: answer.text };
-            match self.run_test(start, run, &candidate, Some(left)) {
+            match self.run_test(target, &candidate, Some(left)) {
                 Ok(result) if failed.same_failure(&result) => {
                     violations = answer.violations;
                     super::Tried::Fails
@@ -84,10 +84,10 @@ impl Grader {
         if input == test.input {
             return Ok(None);
         }
-        let Ok(answer) = suite::answer(&plan.expected, &input) else { return Ok(None) };
+        let Ok(answer) = suite::answer(io, layout, &input) else { return Ok(None) };
         let smallest = Test { name: test.name.clone(), input, expected: answer.text };
         runs += 1;
-        let confirmed = self.run_test(start, run, &smallest, None)?;
+        let confirmed = self.run_test(target, &smallest, None)?;
         if !failed.same_failure(&confirmed) {
             return Ok(None);
         }
@@ -96,10 +96,7 @@ impl Grader {
             evidence: Evidence::Transcript {
                 lines: units.len(),
                 original_lines: pieces.len(),
-                unit: match plan.expected {
-                    Expected::Referee(_) => "move lines",
-                    Expected::Console { .. } => "lines",
-                },
+                unit,
                 moves: units
                     .iter()
                     .map(|u| String::from_utf8_lossy(u).trim_end_matches(['\r', '\n']).to_owned())
