@@ -422,7 +422,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     if args.gradescope.is_some() && args.submissions.len() != 1 {
         return Err(CliError::GradescopeNeedsOne { count: args.submissions.len() });
     }
-    let class = Class::sort(&args.submissions).map_err(CliError::Class)?;
+    let class = Class::sort(&args.submissions);
     for skipped in &class.skipped {
         let _ = writeln!(
             io::stderr(),
@@ -430,6 +430,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
             report::inert(&skipped.display().to_string())
         );
     }
+    class.check().map_err(CliError::Class)?;
     let grader = Grader::new(args.plan.plan()?).map_err(CliError::Grade)?;
     let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
     grader.stop_on_signals(EXIT_INTERRUPTED);

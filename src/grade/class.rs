@@ -41,17 +41,23 @@ pub enum ClassError {
 impl Class {
     /// Sorts out `given`: the directories are the submissions, the rest is
     /// skipped.
+    #[must_use]
+    pub fn sort(given: &[PathBuf]) -> Class {
+        let (submissions, skipped) = given.iter().cloned().partition(|p| p.is_dir());
+        Class { submissions, skipped }
+    }
+
+    /// Whether the class can be graded: a submission at least, each with a
+    /// name of its own.
     ///
     /// # Errors
-    /// When no directory is given, or two have the same name.
-    pub fn sort(given: &[PathBuf]) -> Result<Class, ClassError> {
-        let (submissions, skipped): (Vec<PathBuf>, Vec<PathBuf>) =
-            given.iter().cloned().partition(|p| p.is_dir());
-        if submissions.is_empty() {
+    /// When there is no submission, or two have the same name.
+    pub fn check(&self) -> Result<(), ClassError> {
+        if self.submissions.is_empty() {
             return Err(ClassError::NoSubmissions);
         }
         let mut seen: HashMap<String, &PathBuf> = HashMap::new();
-        for submission in &submissions {
+        for submission in &self.submissions {
             let name = submission_name(submission);
             if let Some(first) = seen.insert(name.clone(), submission) {
                 return Err(ClassError::SameName {
@@ -61,7 +67,7 @@ impl Class {
                 });
             }
         }
-        Ok(Class { submissions, skipped })
+        Ok(())
     }
 }
 
@@ -86,9 +92,12 @@ mod tests {
         fs::create_dir(&ann).unwrap();
         fs::create_dir(&bo).unwrap();
         fs::write(&stray, "").unwrap();
-        let class = Class::sort(&[ann.clone(), stray.clone(), bo.clone()]).unwrap();
+        let class = Class::sort(&[ann.clone(), stray.clone(), bo.clone()]);
         assert_eq!(class, Class { submissions: vec![ann, bo], skipped: vec![stray.clone()] });
-        assert_eq!(Class::sort(&[stray]), Err(ClassError::NoSubmissions));
+        assert_eq!(class.check(), Ok(()));
+        let strays = Class::sort(std::slice::from_ref(&stray));
+        assert_eq!(strays, Class { submissions: Vec::new(), skipped: vec![stray] });
+        assert_eq!(strays.check(), Err(ClassError::NoSubmissions));
     }
 
     #[test]
@@ -97,7 +106,7 @@ mod tests {
         let (a, b) = (dir.path().join("a/ann"), dir.path().join("b/ann"));
         fs::create_dir_all(&a).unwrap();
         fs::create_dir_all(&b).unwrap();
-        let error = Class::sort(&[a.clone(), b.clone()]).unwrap_err();
+        let error = Class::sort(&[a.clone(), b.clone()]).check().unwrap_err();
         assert_eq!(
             error.to_string(),
             format!(
