@@ -38,8 +38,12 @@
 //! - [`protocol`]: what the grader and the guard must agree on: the stage
 //!   arguments, the job ([`protocol::Config`]), the area's file names and
 //!   the report lines ([`protocol::Line`]). It imports neither side.
-//! - [`guard`]: the guard's side: launchers, the container, process 1, the
-//!   set-up steps before the program and the supervision after.
+//! - [`guard`]: the guard's side: launchers, the container, process 1 and
+//!   its supervision, which takes the set-up steps before the program as a
+//!   list and then watches it; `guard/setup.rs` holds those steps (umask,
+//!   privileges, the run's files and streams, Landlock, containment, the
+//!   limits), each saying why it comes where it does, and their
+//!   `SetupError`.
 //! - [`seccomp`]: the guard's seccomp filter.
 //! - [`copy`]: the safe copy of untrusted trees, which both sides use.
 //! - [`in_flight`]: setting off the kernel's collector of sockets left in
