@@ -21,8 +21,10 @@
 //!
 //! One file a job:
 //!
-//! - [`job`]: the public data: a [`Job`] and its [`Limits`], the [`Run`]
-//!   that comes back, and [`SandboxError`].
+//! - [`job`]: the public data: a [`Job`] and what to [`Collect`], and
+//!   [`SandboxError`]. The [`Limits`] a job carries and the [`Run`] that
+//!   comes back are [`crate::outcome`]'s, plain data below the sandbox
+//!   that the verdicts read too; this module re-exports them.
 //! - [`host`]: the [`Sandbox`]: the scratch, the run user, each run's area,
 //!   handing the job to a launcher or a guard of its own.
 //! - [`launcher`]: the grader's side of launchers, kept ready in fresh
@@ -63,9 +65,10 @@ mod scratch;
 mod seccomp;
 mod wait;
 
+pub use crate::outcome::{Ending, Gaps, Limits, Outcome, Run};
 pub use guard::guard_main;
 pub use host::Sandbox;
-pub use job::{Collect, Ending, Gaps, Job, Limits, Outcome, PATH, Run, SandboxError};
+pub use job::{Collect, Job, PATH, SandboxError};
 pub use probe::{Protection, Protections};
 pub use protocol::{GUARD_ARG, INIT_ARG, LAUNCH_ARG};
 pub use scratch::{read_capped, remove_all};
