@@ -24,14 +24,17 @@
 //! 13. [`movefile`]: reads records and never judges them.
 //! 14. [`game`]: judges moves on a [`board`].
 //! 15. [`board`]: squares, lines and marks.
-//! 16. [`sandbox`]: runs a program within limits; imports nothing else.
-//! 17. [`check`]: compares a transcript with the referee's own.
-//! 18. [`output`]: output that appears whole or not at all.
-//! 19. [`player`]: marks, players and turn order.
-//! 20. [`text`]: text from other people's programs, cut to size on
+//! 16. [`sandbox`]: runs a program within limits; imports nothing else
+//!     but [`outcome`].
+//! 17. [`outcome`]: what a run may use and what became of it: plain data
+//!     the sandbox fills and the verdicts read.
+//! 18. [`check`]: compares a transcript with the referee's own.
+//! 19. [`output`]: output that appears whole or not at all.
+//! 20. [`player`]: marks, players and turn order.
+//! 21. [`text`]: text from other people's programs, cut to size on
 //!     character boundaries and made inert for reports.
 //!
-//! `cli`, `grade`, `sandbox`, `batch` and `spinner` come with the
+//! `cli`, `grade`, `sandbox`, `outcome`, `batch` and `spinner` come with the
 //! `cli` feature (on by default); without it the library is the core alone,
 //! with none of their dependencies (clap, the sandbox, the reports).
 //!
@@ -58,6 +61,8 @@ pub mod game;
 pub mod grade;
 pub mod json;
 pub mod movefile;
+#[cfg(feature = "cli")]
+pub mod outcome;
 pub mod output;
 pub mod play;
 pub mod player;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::{Io, Plan, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
 use crate::check::{Comparison, compare};
-use crate::sandbox::{Ending, Limits, Outcome, Run};
+use crate::outcome::{Ending, Limits, Outcome, Run};
 use crate::text;
 
 /// The verdict on a finished run of `test`, which read and wrote as `io`
@@ -153,8 +153,9 @@ mod tests {
     use super::*;
     use crate::check::{CheckOptions, Header};
     use crate::grade::{Mode, Program, Programs, TEST_LIMITS, build_limits};
+    use crate::outcome::Gaps;
     use crate::referee;
-    use crate::sandbox::{Gaps, copy};
+    use crate::sandbox::copy;
     use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
 
     const EXPECTED: &str = "Programmer: A\nP\n\nMove 1: X 5\n- - -\n- X -\n- - -\n\nWinner: None\n";

@@ -21,28 +21,34 @@
 //!
 //! One file a job:
 //!
-//! - [`job`]: the public data: a [`Job`] and its [`Limits`], the [`Run`]
-//!   that comes back, and [`SandboxError`].
-//! - [`host`]: the [`Sandbox`]: the scratch, the run user, each run's area,
+//! - `job`: the public data: a [`Job`] and what to [`Collect`], and
+//!   [`SandboxError`]. The [`Limits`] a job carries and the [`Run`] that
+//!   comes back are [`crate::outcome`]'s, plain data below the sandbox
+//!   that the verdicts read too; this module re-exports them.
+//! - `host`: the [`Sandbox`]: the scratch, the run user, each run's area,
 //!   handing the job to a launcher or a guard of its own.
-//! - [`launcher`]: the grader's side of launchers, kept ready in fresh
+//! - `launcher`: the grader's side of launchers, kept ready in fresh
 //!   cgroups for run after run.
-//! - [`wait`]: waiting for a guard, up to the wall-clock limit, and killing
+//! - `wait`: waiting for a guard, up to the wall-clock limit, and killing
 //!   what is left of it.
-//! - [`finish`]: reading what came back (the report, the cgroup, the answer
+//! - `finish`: reading what came back (the report, the cgroup, the answer
 //!   and output) into a [`Run`].
-//! - [`probe`]: which [`Protections`] are in force on this machine.
-//! - [`scratch`]: where the scratch goes, the run user's id, and the trees
+//! - `probe`: which [`Protections`] are in force on this machine.
+//! - `scratch`: where the scratch goes, the run user's id, and the trees
 //!   in the scratch (measured, read, removed).
 //! - [`cgroup`]: the control groups.
-//! - [`protocol`]: what the grader and the guard must agree on: the stage
-//!   arguments, the job ([`protocol::Config`]), the area's file names and
-//!   the report lines ([`protocol::Line`]). It imports neither side.
-//! - [`guard`]: the guard's side: launchers, the container, process 1, the
-//!   set-up steps before the program and the supervision after.
-//! - [`seccomp`]: the guard's seccomp filter.
+//! - `protocol`: what the grader and the guard must agree on: the stage
+//!   arguments, the job (`Config`), the area's file names and
+//!   the report lines (`Line`). It imports neither side.
+//! - `guard`: the guard's side: launchers, the container, process 1 and
+//!   its supervision, which takes the set-up steps before the program as a
+//!   list and then watches it; `guard/setup.rs` holds those steps (umask,
+//!   privileges, the run's files and streams, Landlock, containment, the
+//!   limits), each saying why it comes where it does, and their
+//!   `SetupError`.
+//! - `seccomp`: the guard's seccomp filter.
 //! - [`copy`]: the safe copy of untrusted trees, which both sides use.
-//! - [`in_flight`]: setting off the kernel's collector of sockets left in
+//! - `in_flight`: setting off the kernel's collector of sockets left in
 //!   flight, which both sides do after a run.
 
 pub mod cgroup;
@@ -59,9 +65,10 @@ mod scratch;
 mod seccomp;
 mod wait;
 
+pub use crate::outcome::{Ending, Gaps, Limits, Outcome, Run};
 pub use guard::guard_main;
 pub use host::Sandbox;
-pub use job::{Collect, Ending, Gaps, Job, Limits, Outcome, PATH, Run, SandboxError};
+pub use job::{Collect, Job, PATH, SandboxError};
 pub use probe::{Protection, Protections};
 pub use protocol::{GUARD_ARG, INIT_ARG, LAUNCH_ARG};
 pub use scratch::{read_capped, remove_all};

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::job::Limits;
+use crate::outcome::Limits;
 
 /// The first argument that starts this binary as the guard rather than as
 /// the command line (never shown in `--help`).

@@ -118,12 +118,21 @@ fn src_lib_lists_every_module_in_its_real_import_order() {
 }
 
 /// The modules of a room (`src/<room>/`) a file of it names (`super::x`,
-/// `crate::<room>::x`), and whether it names the sandbox.
-fn room_imports(room: &str, file: &str) -> (BTreeSet<String>, bool) {
+/// `crate::<room>::x`), and the other top-level modules it names
+/// (`crate::x`); its code only, not its comments or tests.
+fn room_imports(room: &str, file: &str) -> (BTreeSet<String>, BTreeSet<String>) {
     let text = fs::read_to_string(root().join("src").join(room).join(file)).unwrap();
     let code = text.split("#[cfg(test)]").next().unwrap();
     let mut names = BTreeSet::new();
+    let mut crates = BTreeSet::new();
     for line in code.lines().filter(|line| !line.trim_start().starts_with("//")) {
+        for (at, _) in line.match_indices("crate::") {
+            let name: String =
+                line[at + 7..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if name != room {
+                crates.insert(name);
+            }
+        }
         for prefix in ["super::".to_owned(), format!("crate::{room}::")] {
             for (at, _) in line.match_indices(&prefix) {
                 let rest = &line[at + prefix.len()..];
@@ -142,7 +151,7 @@ fn room_imports(room: &str, file: &str) -> (BTreeSet<String>, bool) {
             }
         }
     }
-    (names, code.contains("crate::sandbox"))
+    (names, crates)
 }
 
 /// What a grading finds, and how a verdict is decided, depend on no stage
@@ -151,7 +160,10 @@ fn room_imports(room: &str, file: &str) -> (BTreeSet<String>, bool) {
 /// `calls` is the whole of grading functions call by call (`calls/`: the
 /// assignments, the engine and the grader's side); the smallest failing
 /// input a result holds (`shrink/mod.rs`), of a game or of a call, is
-/// below it too.
+/// below it too. Nor do the results and the verdict read anything of the
+/// sandbox: what a run was given and gave back is plain data below it
+/// (`crate::outcome`), so a verdict can be decided, and a result held,
+/// without the means of running anything.
 #[test]
 fn results_and_verdicts_import_no_stage_of_the_grading() {
     let stages = ["grader", "intake", "build", "run", "calls", "Grader"];
@@ -160,18 +172,26 @@ fn results_and_verdicts_import_no_stage_of_the_grading() {
         let reached: Vec<&&str> = stages.iter().filter(|s| names.contains(**s)).collect();
         assert!(reached.is_empty(), "{file} imports {reached:?}");
     }
-    let (_, sandbox) = room_imports("grade", "result.rs");
-    assert!(!sandbox, "result.rs imports the sandbox");
+    for file in ["result.rs", "verdict.rs"] {
+        let (_, crates) = room_imports("grade", file);
+        assert!(!crates.contains("sandbox"), "{file} imports the sandbox");
+    }
 }
 
 /// The wire protocol between the grader and the guard
 /// (`src/sandbox/protocol.rs`) is what both sides must agree on: it names
-/// the public data of a job (`job`) and nothing of either side, so that
-/// neither side changes it unseen.
+/// at most the public data of a job (`job`) and the limits a job carries
+/// (`crate::outcome`), and nothing of either side, so that neither side
+/// changes it unseen.
 #[test]
 fn the_sandbox_protocol_imports_neither_side() {
-    let (names, _) = room_imports("sandbox", "protocol.rs");
+    let (names, crates) = room_imports("sandbox", "protocol.rs");
     let sides: Vec<&String> = names.iter().filter(|name| name.as_str() != "job").collect();
     assert!(sides.is_empty(), "protocol.rs imports {sides:?}");
-    assert!(names.contains("job"), "protocol.rs no longer reads its imports as this test does: {names:?}");
+    let others: Vec<&String> = crates.iter().filter(|name| name.as_str() != "outcome").collect();
+    assert!(others.is_empty(), "protocol.rs imports {others:?}");
+    assert!(
+        crates.contains("outcome"),
+        "protocol.rs no longer reads its imports as this test does: {crates:?}"
+    );
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{Grading, ReportError, Sink, formats, write_file};
 use crate::grade::result::Graded;
-use crate::sandbox::Limits;
+use crate::outcome::Limits;
 
 /// The table on standard output: a row per submission graded.
 #[derive(Debug, Default)]

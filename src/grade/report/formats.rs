@@ -110,7 +110,7 @@ pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write)
 /// `results.json`: every submission and test (FORMAT.md has the schema).
 pub fn json(
     results: &[SubmissionResult],
-    limits: &crate::sandbox::Limits,
+    limits: &crate::outcome::Limits,
     out: &mut impl Write,
 ) -> io::Result<()> {
     #[derive(Serialize)]

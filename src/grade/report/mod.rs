@@ -23,8 +23,8 @@ pub use self::formats::{CsvTable, csv, html_page, inert, json, junit, score, tab
 pub use self::gradescope::Gradescope;
 pub use self::progress::Progress;
 use super::result::{Graded, SubmissionResult, TestResult};
+use crate::outcome::Limits;
 use crate::output::{self, Durability};
-use crate::sandbox::Limits;
 
 /// What a grading is, told to every sink before the first result.
 #[derive(Clone, Copy, Debug)]
