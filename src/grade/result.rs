@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::shrink::Smallest;
 use crate::check::{Difference, Unmatched};
+use crate::play::judge::Choice;
 
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
@@ -127,6 +128,11 @@ pub struct TestResult {
     /// For a `wrong` or `crashed` test, the smallest input found on which
     /// the program fails the same way, if it is smaller than the test.
     pub smallest_failing_input: Option<Smallest>,
+    /// The computer moves of a console's game that the assignment left to
+    /// chance, and what the program chose: a test played several times
+    /// fails a program that never varies one.
+    #[serde(skip)]
+    pub choices: Vec<Choice>,
 }
 
 impl TestResult {
@@ -150,6 +156,7 @@ impl TestResult {
             stderr: String::new(),
             unmatched: Unmatched::default(),
             smallest_failing_input: None,
+            choices: Vec::new(),
         }
     }
 

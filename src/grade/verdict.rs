@@ -9,6 +9,8 @@ use std::time::Duration;
 use super::{Io, Plan, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
 use crate::check::{Comparison, compare};
 use crate::outcome::{Ending, Limits, Outcome, Run};
+use crate::play::Profile;
+use crate::play::judge::{self, Departure, DepartureKind};
 use crate::text;
 
 /// The verdict on a finished run of `test`, which read and wrote as `io`
@@ -25,17 +27,12 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
         (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
         (Io::Stdout | Io::Console { .. }, _) => Ok(&run.stdout),
     };
+    if let Io::Console { profile, seed } = io {
+        return judge_game(test, run, *profile, *seed, plan);
+    }
     let mut comparison: Option<Comparison> = None;
-    let (verdict, detail) = if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
-        (Verdict::TimeLimit, describe_ending(outcome, limits))
-    } else if outcome.disk_full || signal == Some(nix::libc::SIGXFSZ) || outcome.written > limits.output {
-        (Verdict::OutputLimit, format!("it wrote more than {} MB", limits.output >> 20))
-    } else if signal.is_some() || outcome.ending != Ending::Exited(0) {
-        let mut detail = describe_ending(outcome, limits);
-        if ran_out_of_memory(outcome, &run.stderr, limits) {
-            let _ = write!(detail, " (memory: it reached the {} MB limit)", limits.memory >> 20);
-        }
-        (Verdict::Crashed, detail)
+    let (verdict, detail) = if let Some(ended) = ended_badly(run, limits) {
+        ended
     } else {
         match answer {
             Err(why) if run.stdout.is_empty() => (Verdict::NoOutput, why.to_owned()),
@@ -87,6 +84,86 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
         actual: answer.map(shown).unwrap_or_default(),
         stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
         smallest_failing_input: None,
+        choices: Vec::new(),
+    }
+}
+
+/// How a run that did not end well ended, in the order of [`Verdict`]: the
+/// time limit, then the output limit, then a crash; `None` for a run that
+/// exited with status 0 within its limits.
+fn ended_badly(run: &Run, limits: &Limits) -> Option<(Verdict, String)> {
+    let outcome = &run.outcome;
+    let signal = match outcome.ending {
+        Ending::Signalled(s) => Some(s),
+        _ => None,
+    };
+    Some(if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
+        (Verdict::TimeLimit, describe_ending(outcome, limits))
+    } else if outcome.disk_full || signal == Some(nix::libc::SIGXFSZ) || outcome.written > limits.output {
+        (Verdict::OutputLimit, format!("it wrote more than {} MB", limits.output >> 20))
+    } else if signal.is_some() || outcome.ending != Ending::Exited(0) {
+        let mut detail = describe_ending(outcome, limits);
+        if ran_out_of_memory(outcome, &run.stderr, limits) {
+            let _ = write!(detail, " (memory: it reached the {} MB limit)", limits.memory >> 20);
+        }
+        (Verdict::Crashed, detail)
+    } else {
+        return None;
+    })
+}
+
+/// The verdict on a console program's run, judged by the game it shows
+/// ([`crate::play::judge`]): the first departure from the game the
+/// assignment allows is `wrong`, whatever the program did after; a run that
+/// stopped while still on the script is judged by how it ended; and once the
+/// script has ended mid-game, what the program does at the end of its input
+/// (an exception, a loop) is not held against it.
+fn judge_game(test: &Test, run: &Run, profile: Profile, seed: u64, plan: &Plan) -> TestResult {
+    let limits = &plan.limits;
+    let ended = ended_badly(run, limits);
+    let (verdict, detail, expected, choices) = match judge::judge(profile, seed, &test.input, &run.stdout) {
+        Err(e) => {
+            (Verdict::Crashed, format!("the profile cannot replay its game: {e}"), Vec::new(), Vec::new())
+        }
+        Ok(judged) => {
+            let (verdict, detail) = match judged.departure {
+                Some(Departure { kind: DepartureKind::Wrong, why }) => (Verdict::Wrong, why),
+                Some(Departure { kind: DepartureKind::Short, why }) => match ended {
+                    Some(ended) => ended,
+                    None if run.stdout.is_empty() => (Verdict::NoOutput, "its answer is empty".to_owned()),
+                    None => (Verdict::Wrong, why),
+                },
+                None if !judged.finished => (
+                    Verdict::Pass,
+                    "its game is one the assignment allows, as far as the script goes".to_owned(),
+                ),
+                None => ended
+                    .unwrap_or_else(|| (Verdict::Pass, "its game is one the assignment allows".to_owned())),
+            };
+            (verdict, detail, judged.expected, judged.choices)
+        }
+    };
+    let outcome = &run.outcome;
+    TestResult {
+        test: test.name.clone(),
+        verdict,
+        score: if verdict == Verdict::Pass { 1.0 } else { 0.0 },
+        detail,
+        wall: outcome.wall.as_secs_f64(),
+        cpu: outcome.cpu.as_secs_f64(),
+        exit_status: match outcome.ending {
+            Ending::Exited(code) => Some(code),
+            _ => None,
+        },
+        signal: match outcome.ending {
+            Ending::Signalled(s) => Some(signal_name(s)),
+            _ => None,
+        },
+        expected: shown(&expected),
+        actual: shown(&run.stdout),
+        stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
+        choices,
+        ..TestResult::not_run(&test.name, verdict, String::new())
     }
 }
 

@@ -125,18 +125,42 @@ pub trait Dialogue {
     }
 }
 
+/// Who decides a computer player's square in place of the console's own
+/// choice: given the game and that choice, the square to play. Grading
+/// replays a program's own computer moves through it, to see whether the
+/// assignment allows them.
+pub type Chooser = Box<dyn FnMut(&Game, Square) -> Square>;
+
 /// A console: one profile's [`Dialogue`] driven through whole games.
-#[derive(Debug)]
 pub struct Driver<D> {
     dialogue: D,
     thinking: Thinking,
+    chooser: Option<Chooser>,
+}
+
+impl<D: std::fmt::Debug> std::fmt::Debug for Driver<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("dialogue", &self.dialogue)
+            .field("thinking", &self.thinking)
+            .field("chooser", &self.chooser.is_some())
+            .finish()
+    }
 }
 
 impl<D: Dialogue> Driver<D> {
     /// Drives `dialogue`, the `perfect` engine thinking without a time limit
     /// or a spinner.
     pub fn new(dialogue: D) -> Driver<D> {
-        Driver { dialogue, thinking: Thinking::default() }
+        Driver { dialogue, thinking: Thinking::default(), chooser: None }
+    }
+
+    /// Computer players' squares decided by `chooser` (given the console's
+    /// own choice), not by the console.
+    #[must_use]
+    pub fn choosing(mut self, chooser: Chooser) -> Driver<D> {
+        self.chooser = Some(chooser);
+        self
     }
 
     /// How long `perfect` may think, for profiles that may play it.
@@ -165,7 +189,11 @@ impl<D: Dialogue> Driver<D> {
             dialogue.turn(&game)?;
             let player = game.next_player();
             let mv = if let Some(engine) = &mut engines[player.index()] {
-                let mv = Move { player, square: dialogue.choose(&game, engine)? };
+                let mut square = dialogue.choose(&game, engine)?;
+                if let Some(chooser) = &mut self.chooser {
+                    square = chooser(&game, square);
+                }
+                let mv = Move { player, square };
                 dialogue.announce(&game, mv)?;
                 game.try_play(mv)
                     .map_err(|violation| PlayError::EngineMove { square: mv.square.number(), violation })?;

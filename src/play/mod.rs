@@ -10,6 +10,7 @@
 
 mod driver;
 pub mod extended;
+pub mod judge;
 pub mod scripts;
 pub mod smalltalk;
 pub mod uri;
@@ -25,7 +26,7 @@ use crate::movefile;
 use crate::player::{Mark, Player, Players};
 use crate::render::{Renderer, Style};
 
-pub use driver::{Answer, Dialogue, Driver, Refusal, Setup};
+pub use driver::{Answer, Chooser, Dialogue, Driver, Refusal, Setup};
 
 /// Who plays one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,13 +141,30 @@ impl Profile {
     /// as O, the classic board where the profile does not ask for one, and
     /// no time limit. Each profile's own constructor sets the rest.
     pub fn console<'a>(self, input: impl BufRead + 'a, output: impl Write + 'a) -> Box<dyn Console + 'a> {
+        self.console_choosing(input, output, None)
+    }
+
+    /// As [`Profile::console`], computer players' squares decided by
+    /// `chooser` when there is one ([`Chooser`]).
+    pub fn console_choosing<'a>(
+        self,
+        input: impl BufRead + 'a,
+        output: impl Write + 'a,
+        chooser: Option<Chooser>,
+    ) -> Box<dyn Console + 'a> {
+        fn driven<'a, D: Dialogue + 'a>(dialogue: D, chooser: Option<Chooser>) -> Box<dyn Console + 'a> {
+            match chooser {
+                Some(chooser) => Box::new(Driver::new(dialogue).choosing(chooser)),
+                None => Box::new(Driver::new(dialogue)),
+            }
+        }
         let sides = [Side::Human, self.default_second()];
         match self {
-            Profile::Default => Box::new(Driver::new(Plain::new(sides, Geometry::CLASSIC, input, output))),
-            Profile::Xtreme => Box::new(Driver::new(xtreme::Xtreme::new(sides, input, output))),
-            Profile::Extended => Box::new(Driver::new(extended::Extended::new(sides, input, output))),
-            Profile::Uri => Box::new(Driver::new(uri::Uri::new(sides, input, output))),
-            Profile::Smalltalk => Box::new(Driver::new(smalltalk::Smalltalk::new(false, input, output))),
+            Profile::Default => driven(Plain::new(sides, Geometry::CLASSIC, input, output), chooser),
+            Profile::Xtreme => driven(xtreme::Xtreme::new(sides, input, output), chooser),
+            Profile::Extended => driven(extended::Extended::new(sides, input, output), chooser),
+            Profile::Uri => driven(uri::Uri::new(sides, input, output), chooser),
+            Profile::Smalltalk => driven(smalltalk::Smalltalk::new(false, input, output), chooser),
         }
     }
 }

@@ -1,0 +1,631 @@
+//! A console program judged by the game it shows, not by its bytes.
+//!
+//! The typed script is played on the profile's own console, as `play
+//! --profile` plays it, with one change: each computer move is the one the
+//! program showed (read from its `AI's move: N` line or from the board it
+//! drew next), kept only if the assignment allows it in that position. The
+//! session that comes out is what a correct program prints *for the game it
+//! played*; the program's output is then compared with it line by line,
+//! blank lines and runs of spaces forgiven, the lines the handout leaves
+//! free accepted in any wording. The first place the program departs —
+//! a computer move the rules forbid, a board without the typed move, a
+//! wrong announcement — decides, whatever it does after.
+//!
+//! What each profile fixes and leaves free ([`Lines`]):
+//!
+//! - `uri`, `xtreme`, `default`: every line is the starter's (or the
+//!   seed's), so every line is compared.
+//! - `extended`: every line but the draw line and the refusals the official
+//!   session does not show (a number to win out of range, a player token that
+//!   is not one character), which are accepted in any wording.
+//! - `smalltalk`: no original program is public, so only the game is fixed:
+//!   the boards (each change of the board, in order) and the result, told by
+//!   a line naming the winner's mark and "win", or a tie, draw or cat's game.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::rc::Rc;
+
+use super::{PlayError, Profile, session, uri};
+use crate::board::Square;
+use crate::game::Game;
+
+/// What the program showed, judged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judgement {
+    /// Where and why the program first departed from what the assignment
+    /// allows; `None` if it never did.
+    pub departure: Option<Departure>,
+    /// The computer moves on which the assignment left a choice (to chance),
+    /// and what the program chose.
+    pub choices: Vec<Choice>,
+    /// Whether the script's last game was played to its end (not cut off by
+    /// the end of the script).
+    pub finished: bool,
+    /// What a correct program prints for the game this one played.
+    pub expected: Vec<u8>,
+}
+
+/// Where a program departed from the game the assignment allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Departure {
+    /// What kind of departure.
+    pub kind: DepartureKind,
+    /// Why, in words: `move 4: the computer took 7; it must block at 3`.
+    pub why: String,
+}
+
+/// How a program departed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepartureKind {
+    /// It showed something the assignment does not allow.
+    Wrong,
+    /// Its output stopped while the game the script plays was still going:
+    /// how it ended (a crash, the time limit) says why.
+    Short,
+}
+
+/// A computer move the assignment leaves to chance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The position it was made in (the board, a character a square).
+    pub position: String,
+    /// What the rule chooses among: `corner`, `centre square`, `square`.
+    pub what: &'static str,
+    /// The square chosen, numbered from 1.
+    pub square: u64,
+    /// The squares allowed, numbered from 1.
+    pub among: Vec<u64>,
+}
+
+/// Which lines of a profile's session are compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lines {
+    /// Every line.
+    All,
+    /// Every line but those the handout leaves free.
+    AllButFree,
+    /// Only the boards and the result.
+    BoardsAndResult,
+}
+
+impl Profile {
+    /// Which lines of this profile's session are compared when a program is
+    /// judged by its game.
+    #[must_use]
+    pub fn fixed_lines(self) -> Lines {
+        match self {
+            Profile::Default | Profile::Uri | Profile::Xtreme => Lines::All,
+            Profile::Extended => Lines::AllButFree,
+            Profile::Smalltalk => Lines::BoardsAndResult,
+        }
+    }
+}
+
+/// Whether an `extended` session's line is one the handout leaves free.
+fn free_in_extended(line: &str) -> bool {
+    line == "It's a draw!"
+        || line.starts_with("The number to win cannot")
+        || line == "Please enter a single character"
+        || line.ends_with("cannot represent a player, please pick again")
+}
+
+/// One line of output as it is compared: trimmed, runs of spaces one
+/// space, terminal escapes and carriage returns gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Line {
+    /// Its number in the output, from 1.
+    number: usize,
+    text: String,
+}
+
+/// The lines of `output` that are not blank, each normalized.
+fn lines(output: &[u8], most: usize) -> Vec<Line> {
+    String::from_utf8_lossy(output)
+        .split('\n')
+        .enumerate()
+        .map(|(i, raw)| Line { number: i + 1, text: normalized(raw) })
+        .filter(|l| !l.text.is_empty())
+        .take(most)
+        .collect()
+}
+
+fn normalized(raw: &str) -> String {
+    let mut text = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A terminal's control sequence (the clear screen a redraw sends).
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        text.push(if c.is_whitespace() { ' ' } else { c });
+    }
+    text.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// A board row as a line shows it: its cells, each a mark, a free square's
+/// number or `-`; `None` if the line is no board row.
+fn board_row(line: &str) -> Option<Vec<char>> {
+    let cells: Vec<&str> =
+        if line.contains('|') { line.split('|').map(str::trim).collect() } else { line.split(' ').collect() };
+    if cells.len() < 3 || cells.iter().any(|c| c.chars().count() != 1) {
+        return None;
+    }
+    let cells: Vec<char> = cells.iter().filter_map(|c| c.chars().next()).collect();
+    cells.iter().all(|c| c.is_ascii_alphanumeric() || *c == '-').then_some(cells)
+}
+
+/// The boards a run of lines shows, each a string of cells (`-` for a free
+/// square), with the number of the line that ends it; a board is `rows`
+/// consecutive board rows of `cols` cells.
+fn boards(lines: &[Line], rows: usize, cols: usize) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    let mut run: Vec<Vec<char>> = Vec::new();
+    for line in lines {
+        match board_row(&line.text) {
+            Some(cells) if cells.len() == cols => {
+                run.push(cells);
+                if run.len() == rows {
+                    let board: String = run
+                        .iter()
+                        .flatten()
+                        .map(|&c| if c.is_ascii_digit() || c == '-' { '-' } else { c.to_ascii_uppercase() })
+                        .collect();
+                    found.push((board, line.number));
+                    run.clear();
+                }
+            }
+            _ => run.clear(),
+        }
+    }
+    found
+}
+
+/// The board of `game` as [`boards`] writes one.
+fn cells(game: &Game) -> String {
+    let board = game.board();
+    let g = board.geometry();
+    (0..g.cells())
+        .map(|i| {
+            board
+                .get(Square::from_index(i))
+                .map_or('-', |p| game.players().get(p).mark.to_string().chars().next().unwrap_or('?'))
+        })
+        .collect()
+}
+
+/// The squares seeds/001's strategy allows the player to move in `game`,
+/// with what the rule takes: the winning squares, else the blocking ones,
+/// else the centre, else a free corner, else any free square.
+fn strategy(game: &Game) -> (Vec<Square>, &'static str) {
+    let board = game.board();
+    let g = board.geometry();
+    let me = game.next_player();
+    let free: Vec<Square> = game.legal_moves_of(me).map(|mv| mv.square).collect();
+    let wins: Vec<Square> = free.iter().copied().filter(|&s| board.would_win(s, me)).collect();
+    if !wins.is_empty() {
+        return (wins, "win");
+    }
+    let others: Vec<_> = game.players().iter().map(|(id, _)| id).filter(|&id| id != me).collect();
+    let blocks: Vec<Square> =
+        free.iter().copied().filter(|&s| others.iter().any(|&p| board.would_win(s, p))).collect();
+    if !blocks.is_empty() {
+        return (blocks, "block");
+    }
+    let middle = |n: u32| if n % 2 == 1 { vec![n / 2] } else { vec![n / 2 - 1, n / 2] };
+    let centre: Vec<Square> = middle(g.rows())
+        .into_iter()
+        .flat_map(|r| middle(g.cols()).into_iter().filter_map(move |c| g.square(r, c)))
+        .filter(|&s| board.get(s).is_none())
+        .collect();
+    if !centre.is_empty() {
+        return (centre, "centre square");
+    }
+    let corners: BTreeSet<Square> =
+        [(0, 0), (0, g.cols() - 1), (g.rows() - 1, 0), (g.rows() - 1, g.cols() - 1)]
+            .into_iter()
+            .filter_map(|(r, c)| g.square(r, c))
+            .filter(|&s| board.get(s).is_none())
+            .collect();
+    if !corners.is_empty() {
+        return (corners.into_iter().collect(), "corner");
+    }
+    (free, "square")
+}
+
+/// The squares the assignment allows a computer player in `game`, where the
+/// console itself chose `own`, and what the rule takes.
+fn allowed(profile: Profile, game: &Game, own: Square) -> (Vec<Square>, &'static str) {
+    match profile {
+        Profile::Smalltalk => strategy(game),
+        Profile::Uri => (vec![uri::starter_move(game)], "starter's minimax_move"),
+        Profile::Default | Profile::Xtreme | Profile::Extended => (vec![own], "engine"),
+    }
+}
+
+/// A list of square numbers in words: `3`, `1 or 3`, `1, 3, 7 or 9`.
+fn either(squares: &[Square]) -> String {
+    let numbers: Vec<String> = squares.iter().map(|s| s.number().to_string()).collect();
+    match numbers.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The most lines of a program's output read: far more than any session
+/// the scripts play, and a bound on the work whatever it printed.
+const MOST_LINES: usize = 100_000;
+
+/// What the computer-move oracle learned while the session was replayed.
+#[derive(Default)]
+struct Replay {
+    departure: Option<String>,
+    choices: Vec<Choice>,
+}
+
+/// Judges `output`, a program's answer to the typed `script`, by the game
+/// it shows on `profile`'s console (its own computer players seeded with
+/// `seed` where the program's move cannot be read).
+///
+/// # Errors
+/// The profile cannot play the script (it could not when the test was
+/// made either).
+pub fn judge(profile: Profile, seed: u64, script: &[u8], output: &[u8]) -> Result<Judgement, PlayError> {
+    let shown = Rc::new(lines(output, MOST_LINES));
+    let policy = profile.fixed_lines();
+    let written = Rc::new(RefCell::new(Vec::new()));
+    let replay = Rc::new(RefCell::new(Replay::default()));
+    let chooser = {
+        let (shown, written, replay) = (Rc::clone(&shown), Rc::clone(&written), Rc::clone(&replay));
+        Box::new(move |game: &Game, own: Square| {
+            let so_far = lines(&written.borrow(), MOST_LINES);
+            let theirs = shown_move(profile, policy, game, &so_far, &shown);
+            let (allowed, what) = allowed(profile, game, own);
+            let mut replay = replay.borrow_mut();
+            let Some(square) = theirs else { return own };
+            if replay.departure.is_some() {
+                return own;
+            }
+            if !allowed.contains(&square) {
+                let number = game.moves_made() + 1;
+                let who = if profile == Profile::Uri { "the AI" } else { "the computer" };
+                let rule = match what {
+                    "win" => format!("it must win at {}", either(&allowed)),
+                    "block" => format!("it must block at {}", either(&allowed)),
+                    "starter's minimax_move" => {
+                        format!("the starter's minimax_move takes {}", either(&allowed))
+                    }
+                    other => format!("it must take the {other} {}", either(&allowed)),
+                };
+                replay.departure = Some(format!("move {number}: {who} took {}; {rule}", square.number()));
+                return own;
+            }
+            if allowed.len() > 1 {
+                replay.choices.push(Choice {
+                    position: cells(game),
+                    what,
+                    square: square.number(),
+                    among: allowed.iter().map(|s| s.number()).collect(),
+                });
+            }
+            square
+        }) as super::Chooser
+    };
+    let mut finished = false;
+    {
+        let sink = SharedWriter(Rc::clone(&written));
+        let mut console = profile.console_choosing(script, sink, Some(chooser));
+        session(console.as_mut(), seed, |_, played| {
+            finished = played.is_finished();
+            Ok::<(), PlayError>(())
+        })?;
+    }
+    let expected = written.borrow().clone();
+    let replay = std::mem::take(&mut *replay.borrow_mut());
+    let departure = match replay.departure {
+        Some(why) => Some(Departure { kind: DepartureKind::Wrong, why }),
+        None => compare(policy, &lines(&expected, MOST_LINES), &shown, finished),
+    };
+    Ok(Judgement { departure, choices: replay.choices, finished, expected })
+}
+
+/// The square the program's computer player took in `game`, as its output
+/// shows it just after what the session has written so far: its `AI's
+/// move: N` line (`uri`), else the next board it drew. `None` if it cannot
+/// be read.
+fn shown_move(
+    profile: Profile,
+    policy: Lines,
+    game: &Game,
+    so_far: &[Line],
+    shown: &[Line],
+) -> Option<Square> {
+    let g = game.board().geometry();
+    let at = aligned(policy, so_far, shown)?;
+    if profile == Profile::Uri {
+        let said = shown.get(at..)?.iter().take(3).find_map(|l| l.text.strip_prefix("AI's move:"));
+        if let Some(number) = said {
+            return g.parse_square(number.trim());
+        }
+    }
+    let now = cells(game);
+    let (rows, cols) = (g.rows() as usize, g.cols() as usize);
+    let next = boards(shown.get(at..)?, rows, cols).into_iter().map(|(b, _)| b).find(|b| *b != now)?;
+    let mut changed = now.chars().zip(next.chars()).enumerate().filter(|(_, (a, b))| a != b);
+    let (index, (_, _)) = changed.next()?;
+    if changed.next().is_some() {
+        return None;
+    }
+    Some(Square::from_index(index as u64))
+}
+
+/// Where in the program's lines the session's `so_far` ends: the same
+/// number of lines (compared lines, for a policy that compares only some).
+fn aligned(policy: Lines, so_far: &[Line], shown: &[Line]) -> Option<usize> {
+    match policy {
+        Lines::All | Lines::AllButFree => (so_far.len() <= shown.len()).then_some(so_far.len()),
+        Lines::BoardsAndResult => {
+            // The boards shown so far, counted as changes of the board.
+            let count = distinct(&boards(so_far, 3, 3)).len();
+            let theirs = boards(shown, 3, 3);
+            let mut seen = 0;
+            let mut last: Option<&str> = None;
+            for (board, number) in &theirs {
+                if last != Some(board.as_str()) {
+                    seen += 1;
+                    last = Some(board);
+                }
+                if seen == count {
+                    return shown.iter().position(|l| l.number > *number).or(Some(shown.len()));
+                }
+            }
+            (count == 0).then_some(0)
+        }
+    }
+}
+
+/// Boards, each change once.
+fn distinct(boards: &[(String, usize)]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (board, number) in boards {
+        if out.last().is_none_or(|(last, _)| last != board) {
+            out.push((board.clone(), *number));
+        }
+    }
+    out
+}
+
+/// The result a line tells, for [`Lines::BoardsAndResult`]: `X` for a line
+/// naming X's win, `tie` for a tie or draw.
+fn result(line: &str) -> Option<String> {
+    let lower = line.to_lowercase();
+    if ["tie", "draw", "cat"]
+        .iter()
+        .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|t| t.starts_with(w)))
+    {
+        return Some("tie".to_owned());
+    }
+    if lower.contains("win") || lower.contains("won") {
+        let marks: Vec<&str> = line.split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() == 1).collect();
+        if let [mark] = marks.as_slice() {
+            return Some(mark.to_uppercase());
+        }
+    }
+    None
+}
+
+/// The first place `shown` departs from `expected`, compared as `policy`
+/// says; `None` if it never does. Lines after the session's end are held
+/// against the program only when the game was played to its end.
+fn compare(policy: Lines, expected: &[Line], shown: &[Line], finished: bool) -> Option<Departure> {
+    let wrong = |why: String| Some(Departure { kind: DepartureKind::Wrong, why });
+    let short = |why: String| Some(Departure { kind: DepartureKind::Short, why });
+    match policy {
+        Lines::All | Lines::AllButFree => {
+            for (i, want) in expected.iter().enumerate() {
+                let Some(got) = shown.get(i) else {
+                    return short(format!("its output ends before `{}`", want.text));
+                };
+                let free = policy == Lines::AllButFree && free_in_extended(&want.text);
+                // The last line, cut off where the output stopped.
+                if i + 1 == shown.len() && got.text != want.text && want.text.starts_with(&got.text) {
+                    return short(format!("its output ends in the middle of `{}`", want.text));
+                }
+                if !free && got.text != want.text {
+                    return wrong(format!(
+                        "line {}: expected `{}`, found `{}`",
+                        got.number, want.text, got.text
+                    ));
+                }
+            }
+            match shown.get(expected.len()) {
+                Some(extra) if finished => {
+                    wrong(format!("line {}: `{}` after the game ended", extra.number, extra.text))
+                }
+                _ => None,
+            }
+        }
+        Lines::BoardsAndResult => {
+            let want = distinct(&boards(expected, 3, 3));
+            let got = distinct(&boards(shown, 3, 3));
+            for (i, (board, _)) in want.iter().enumerate() {
+                let Some((theirs, number)) = got.get(i) else {
+                    return short(format!("its output ends before board {} of the game", i + 1));
+                };
+                if theirs != board {
+                    return wrong(format!(
+                        "line {number}: the board shows {}; the game has {}",
+                        spaced(theirs),
+                        spaced(board)
+                    ));
+                }
+            }
+            if let Some((extra, number)) = got.get(want.len()) {
+                return wrong(format!("line {number}: a board the game never reached: {}", spaced(extra)));
+            }
+            if finished {
+                let told = expected.iter().rev().find_map(|l| result(&l.text));
+                let said = shown.iter().rev().find_map(|l| result(&l.text));
+                if told != said {
+                    let name = |r: &Option<String>| match r.as_deref() {
+                        None => "nothing".to_owned(),
+                        Some("tie") => "a tie".to_owned(),
+                        Some(mark) => format!("{mark} wins"),
+                    };
+                    return wrong(format!(
+                        "the result: it says {}; the game is {}",
+                        name(&said),
+                        name(&told)
+                    ));
+                }
+            }
+            None
+        }
+    }
+}
+
+/// A board's cells in rows, as messages show them: `X-O/-X-/--O`.
+fn spaced(board: &str) -> String {
+    board.as_bytes().chunks(3).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join("/")
+}
+
+/// A writer into a buffer the oracle reads as the session is written.
+struct SharedWriter(Rc<RefCell<Vec<u8>>>);
+
+impl Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The profile's own session for `script`, as a correct program prints it.
+    fn session_of(profile: Profile, seed: u64, script: &str) -> String {
+        let mut out = Vec::new();
+        let mut console = profile.console(script.as_bytes(), &mut out);
+        session(console.as_mut(), seed, |_, _| Ok::<(), PlayError>(())).unwrap();
+        drop(console);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn verdict(profile: Profile, script: &str, output: &str) -> Option<Departure> {
+        judge(profile, 0, script.as_bytes(), output.as_bytes()).unwrap().departure
+    }
+
+    #[test]
+    fn the_profiles_own_session_is_a_correct_game() {
+        for (profile, script) in [
+            (Profile::Uri, "5\n1\n3\n8\n6\n"),
+            (Profile::Smalltalk, "human\ncomputer\n1\n2\n9\n"),
+            (Profile::Extended, "2\nx\no\n3\n3\n3\nF\n0\n0\n1\n1\n0\n1\n2\n2\n0\n2\nn\n"),
+        ] {
+            let output = session_of(profile, 0, script);
+            assert_eq!(verdict(profile, script, &output), None, "{profile:?}\n{output}");
+        }
+    }
+
+    #[test]
+    fn blank_lines_and_spacing_are_forgiven() {
+        let script = "5\n1\n3\n8\n6\n";
+        let output = session_of(Profile::Uri, 0, script)
+            .replace("make your move: ", "make your move:  \n\n")
+            .replace("  |  ", "   |  ");
+        assert_eq!(verdict(Profile::Uri, script, &output), None);
+    }
+
+    #[test]
+    fn a_fixed_line_in_other_words_is_a_departure_and_says_where() {
+        let script = "5\n1\n3\n8\n6\n";
+        let output = session_of(Profile::Uri, 0, script).replacen("WELCOME!", "Welcome!", 1);
+        let departure = verdict(Profile::Uri, script, &output).unwrap();
+        assert_eq!(departure.kind, DepartureKind::Wrong);
+        assert_eq!(
+            departure.why,
+            "line 2: expected `WELCOME! Player 1 = X, AI = O`, found `Welcome! Player 1 = X, AI = O`"
+        );
+    }
+
+    #[test]
+    fn an_ai_move_the_starter_does_not_make_is_named_with_the_rule() {
+        // X on 5: the starter's AI answers 9; this one answers 1.
+        let script = "5\n";
+        let output = session_of(Profile::Uri, 0, script).replace("AI's move: 9", "AI's move: 1");
+        let departure = verdict(Profile::Uri, script, &output).unwrap();
+        assert_eq!(departure.why, "move 2: the AI took 1; the starter's minimax_move takes 9");
+    }
+
+    #[test]
+    fn any_free_corner_is_allowed_and_recorded_as_a_choice() {
+        // X (computer) opens on the centre, O (human) takes 1... the
+        // computer's next move is a block or a corner.
+        let script = "computer\nhuman\n2\n";
+        let correct = session_of(Profile::Smalltalk, 0, script);
+        let judged = judge(Profile::Smalltalk, 0, script.as_bytes(), correct.as_bytes()).unwrap();
+        assert_eq!(judged.departure, None);
+        assert!(judged.choices.iter().any(|c| c.what == "corner"), "{:?}", judged.choices);
+    }
+
+    #[test]
+    fn a_missed_block_is_named_with_the_square_it_must_block() {
+        // X human 1, O computer (centre 5), X 2: O must block at 3.
+        let script = "human\ncomputer\n1\n2\n";
+        let correct = session_of(Profile::Smalltalk, 0, script);
+        let wrong = correct.replacen("X X O\n- O -", "X X -\n- O O", 1);
+        let departure = verdict(Profile::Smalltalk, script, &wrong).unwrap();
+        assert_eq!(departure.why, "move 4: the computer took 6; it must block at 3", "{wrong}");
+    }
+
+    #[test]
+    fn smalltalk_wording_is_free_and_the_result_is_read_from_the_words() {
+        let script = "human\ncomputer\n1\n2\n9\n8\n";
+        let correct = session_of(Profile::Smalltalk, 0, script);
+        let theirs = correct
+            .replace("Player X, enter a square (1-9):", "Your move, X?")
+            .replace("Type of Player", "Who plays")
+            .replace("Player O wins!", "O won the game.");
+        assert_eq!(verdict(Profile::Smalltalk, script, &theirs), None, "{correct}");
+        let lying = correct.replace("Player O wins!", "It's a draw.");
+        assert_eq!(
+            verdict(Profile::Smalltalk, script, &lying).unwrap().why,
+            "the result: it says a tie; the game is O wins"
+        );
+    }
+
+    #[test]
+    fn extended_may_word_its_draw_line_freely() {
+        let script = "2\nx\no\n3\n3\n3\nF\n0\n0\n0\n1\n0\n2\n1\n1\n1\n0\n1\n2\n2\n1\n2\n0\n2\n2\nn\n";
+        let correct = session_of(Profile::Extended, 0, script);
+        assert!(correct.contains("It's a draw!"), "{correct}");
+        let theirs = correct.replace("It's a draw!", "Tie game - nobody wins.");
+        assert_eq!(verdict(Profile::Extended, script, &theirs), None);
+    }
+
+    #[test]
+    fn output_cut_short_on_the_script_is_short_and_after_its_end_is_forgiven() {
+        let script = "5\n1\n";
+        let correct = session_of(Profile::Uri, 0, script);
+        let cut = &correct[..correct.len() / 2];
+        assert_eq!(verdict(Profile::Uri, script, cut).unwrap().kind, DepartureKind::Short);
+        // The script ends mid-game: what the program does then is its own.
+        let looping = format!("{correct}{}", "\nInvalid move! Try again: ".repeat(50));
+        assert_eq!(verdict(Profile::Uri, script, &looping), None);
+    }
+}
