@@ -431,7 +431,18 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         );
     }
     class.check().map_err(CliError::Class)?;
-    let grader = Grader::new(args.plan.plan()?).map_err(CliError::Grade)?;
+    let plan = args.plan.plan()?;
+    if let Mode::Program(program) = &plan.mode {
+        for name in program.unfinished_scripts() {
+            let _ = writeln!(
+                io::stderr(),
+                "ttt-referee: warning: {}: the script ends before its game does; what the program shows is \
+                 judged, and what it does at the end of its input is not held against it",
+                report::inert(name)
+            );
+        }
+    }
+    let grader = Grader::new(plan).map_err(CliError::Grade)?;
     let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
     grader.stop_on_signals(EXIT_INTERRUPTED);
 

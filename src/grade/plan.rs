@@ -168,6 +168,21 @@ pub fn harness_limits(test: &Limits) -> Limits {
     Limits { wall, cpu: wall, output: test.output.max(64 << 20), ..*test }
 }
 
+impl Program {
+    /// The console tests whose script ends before its game does: what the
+    /// program shows is judged, and what it does at the end of its input is
+    /// not held against it, so the TA is told.
+    #[must_use]
+    pub fn unfinished_scripts(&self) -> Vec<&str> {
+        match self.io {
+            Io::Console { .. } => {
+                self.tests.iter().filter(|t| !t.complete).map(|t| t.name.as_str()).collect()
+            }
+            Io::Files { .. } | Io::Stdout | Io::Args => Vec::new(),
+        }
+    }
+}
+
 impl Plan {
     /// The name of every test of a submission, in report order: the test
     /// files, or with [`Mode::Calls`] the functions.

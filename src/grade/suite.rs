@@ -22,6 +22,10 @@ pub struct Test {
     pub input: Vec<u8>,
     /// The referee's transcript, or the profile's session.
     pub expected: Vec<u8>,
+    /// Whether its (last) game ends within it, in a win or a draw, rather
+    /// than with the input: a console test that stops mid-game judges only
+    /// what was shown.
+    pub complete: bool,
 }
 
 /// The extension of the test files `io` reads: `stdin` (a console's typed
@@ -129,7 +133,7 @@ fn load_one(path: &Path, io: &Io, layout: &referee::Options) -> Result<Test, Sui
         Unanswerable::Script(error) => SuiteError::Script { path: path.to_owned(), error },
     })?;
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    Ok(Test { name, input, expected: answer.text })
+    Ok(Test { name, input, expected: answer.text, complete: answer.finished })
 }
 
 /// `count` generated tests, answered as [`answer`] answers the given ones:
@@ -160,7 +164,7 @@ pub fn generate(io: &Io, layout: &referee::Options, count: u64, seed: u64) -> Re
             };
             let answer = answer(io, layout, input.as_bytes())
                 .map_err(|e| SuiteError::Generated { name: name.clone(), why: e.to_string() })?;
-            Ok(Test { name, input: input.into_bytes(), expected: answer.text })
+            Ok(Test { name, input: input.into_bytes(), expected: answer.text, complete: answer.finished })
         })
         .collect()
 }

@@ -266,7 +266,12 @@ mod tests {
     }
 
     fn test() -> Test {
-        Test { name: "t".to_owned(), input: b"Game\n".to_vec(), expected: EXPECTED.as_bytes().to_vec() }
+        Test {
+            name: "t".to_owned(),
+            input: b"Game\n".to_vec(),
+            expected: EXPECTED.as_bytes().to_vec(),
+            complete: false,
+        }
     }
 
     /// A run that ended with `ending`, and wrote `answer` as its file.

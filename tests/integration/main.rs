@@ -9,6 +9,7 @@ mod docker;
 mod engines;
 mod errors;
 mod faults;
+mod games;
 mod golden;
 mod grader_faults;
 mod grading;

@@ -63,7 +63,12 @@ impl Grader {
                 return super::Tried::Not;
             }
             runs += 1;
-            let candidate = Test { name: test.name.clone(), input: input.to_vec(), expected: answer.text };
+            let candidate = Test {
+                name: test.name.clone(),
+                input: input.to_vec(),
+                expected: answer.text,
+                complete: answer.finished,
+            };
             match self.run_test(target, &candidate, Some(left)) {
                 Ok(result) if failed.same_failure(&result) => {
                     violations = answer.violations;
@@ -85,7 +90,8 @@ impl Grader {
             return Ok(None);
         }
         let Ok(answer) = suite::answer(io, layout, &input) else { return Ok(None) };
-        let smallest = Test { name: test.name.clone(), input, expected: answer.text };
+        let smallest =
+            Test { name: test.name.clone(), input, expected: answer.text, complete: answer.finished };
         runs += 1;
         let confirmed = self.run_test(target, &smallest, None)?;
         if !failed.same_failure(&confirmed) {

@@ -1,0 +1,126 @@
+//! Console programs judged by the game they show (`grade --profile`): a
+//! class of each seed course's console, correct students who differ where
+//! the handout allows and one planted bug each, every verdict asserted. The
+//! classes are in `fixtures/*-class/`, each with a README of its verdicts.
+
+use std::fs;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::util::{Graded, fixture, referee};
+
+/// `fixtures/{name}-class` graded as its README says, once per test run.
+fn grade_class(name: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
+    let out = crate::util::kept_dir();
+    let class = fs::canonicalize(fixture(&format!("{name}-class"))).unwrap();
+    let mut students: Vec<PathBuf> =
+        fs::read_dir(class.join("students")).unwrap().map(|e| e.unwrap().path()).collect();
+    students.sort();
+    let report = out.path().join("report");
+    let run = referee()
+        .current_dir(&class)
+        .args(["grade", "--tests", "tests", "--jobs", "2", "--report"])
+        .arg(&report)
+        .args(extra)
+        .args(&students)
+        .output()
+        .unwrap();
+    let results = fs::read(report.join("results.json"))
+        .map_or(serde_json::Value::Null, |bytes| serde_json::from_slice(&bytes).unwrap());
+    let graded = Graded {
+        status: run.status.code(),
+        results,
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        report,
+    };
+    (graded, out)
+}
+
+/// Each student's verdicts, a letter a test (`p`ass, `w`rong, `c`rashed, …).
+fn verdict_map(graded: &Graded) -> Vec<(String, String)> {
+    graded
+        .names()
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let letters =
+                graded.tests(i).iter().map(|t| t["verdict"].as_str().unwrap().chars().next().unwrap());
+            (name.clone(), letters.collect())
+        })
+        .collect()
+}
+
+/// A test's detail, by student and test name.
+fn detail(graded: &Graded, student: &str, test: &str) -> String {
+    let index = graded.names().iter().position(|n| n == student).unwrap();
+    let found = graded.tests(index).iter().find(|t| t["test"] == test).unwrap();
+    found["detail"].as_str().unwrap().to_owned()
+}
+
+fn smalltalk() -> &'static (Graded, tempfile::TempDir) {
+    static GRADED: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
+    GRADED.get_or_init(|| grade_class("smalltalk", &["--profile", "smalltalk"]))
+}
+
+#[test]
+fn the_smalltalk_class_is_judged_by_the_game_each_student_plays() {
+    let (graded, _) = smalltalk();
+    let want = [
+        ("ada-own-words", "ppppp"),
+        ("ben-spacing", "ppppp"),
+        ("cy-first-corner", "wwwpp"),
+        ("dee-block-first", "wpppp"),
+        ("eve-crash", "cpppp"),
+        ("fay-no-tie", "pppwp"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
+    assert_eq!(graded.status, Some(1));
+}
+
+#[test]
+fn each_wrong_game_is_named_with_the_move_and_the_rule() {
+    let (graded, _) = smalltalk();
+    assert_eq!(
+        detail(graded, "cy-first-corner", "computer-first.stdin"),
+        "the corner was 3 in all 44 games that reached that position; the rules leave it to chance among 3, 7, 9"
+    );
+    assert_eq!(
+        detail(graded, "dee-block-first", "bad-input.stdin"),
+        "move 6: the computer took 2; it must win at 8"
+    );
+    assert_eq!(
+        detail(graded, "fay-no-tie", "human-first.stdin"),
+        "the result: it says O wins; the game is a tie"
+    );
+    // A random corner is played 44 times and passes every time.
+    assert_eq!(
+        detail(graded, "ada-own-words", "computer-first.stdin"),
+        "its game is one the assignment allows (in each of 44 games)"
+    );
+    let eve = graded.names().iter().position(|n| n == "eve-crash").unwrap();
+    assert!(
+        graded.tests(eve)[0]["stderr"].as_str().unwrap().contains("ValueError"),
+        "{:#}",
+        graded.tests(eve)[0]
+    );
+}
+
+#[test]
+fn a_script_that_ends_mid_game_is_pointed_out_and_judged_as_far_as_it_goes() {
+    let (graded, _) = smalltalk();
+    assert!(
+        graded.stderr.contains(
+            "warning: cut-short.stdin: the script ends before its game does; what the program shows is judged, \
+             and what it does at the end of its input is not held against it"
+        ),
+        "{}",
+        graded.stderr
+    );
+    assert!(!graded.stderr.contains("human-first.stdin: the script ends"), "{}", graded.stderr);
+    assert_eq!(
+        detail(graded, "ben-spacing", "cut-short.stdin"),
+        "its game is one the assignment allows, as far as the script goes (in each of 44 games)"
+    );
+}
