@@ -16,7 +16,7 @@ use crate::grade::{
     self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, Program,
     Programs, report,
 };
-use crate::play::Profile;
+use crate::play::{Profile, Side};
 use crate::referee::Format;
 use crate::sandbox::{Limits, copy};
 
@@ -162,6 +162,17 @@ pub(super) struct PlanArgs {
     /// standard output must be what `play --profile P` prints.
     #[arg(long, value_enum, value_name = "P")]
     profile: Option<Profile>,
+
+    /// With --profile, who plays X: human, rules, minimax or perfect (as
+    /// `play --x`) [default: human].
+    #[arg(long, value_name = "PLAYER", value_parser = Side::parse, requires = "profile")]
+    x: Option<Side>,
+
+    /// With --profile, who plays O (as `play --o`) [default: the profile's:
+    /// minimax with uri, the seed program's AI; `--o human` grades
+    /// two-person games, started with no argument].
+    #[arg(long, value_name = "PLAYER", value_parser = Side::parse, requires = "profile")]
+    o: Option<Side>,
 
     /// The seed of the profile's computer players (as `play --seed`) and of
     /// the tests --generate adds.
@@ -375,7 +386,12 @@ impl PlanArgs {
     /// the languages to find them from, the I/O convention.
     fn program(&self) -> Result<Program, CliError> {
         let io = match (self.profile, self.io) {
-            (Some(profile), _) => Io::Console { profile, seed: self.seed },
+            (Some(profile), _) => {
+                if profile.asks_its_own_players() && (self.x.is_some() || self.o.is_some()) {
+                    return Err(CliError::SidesWithProfile { profile });
+                }
+                Io::Console { profile, sides: profile.sides(self.x, self.o), seed: self.seed }
+            }
             (None, IoMode::Files) => {
                 Io::Files { input: self.input_name.clone(), output: self.output_name.clone() }
             }

@@ -90,7 +90,7 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
         return Err(CliError::SidesWithProfile { profile: args.profile });
     }
     let geometry = args.board.geometry()?;
-    let sides = [args.x.unwrap_or(Side::Human), args.o.unwrap_or_else(|| args.profile.default_second())];
+    let sides = args.profile.sides(args.x, args.o);
     let options = args.layout.options(Format::Text);
     let thinking =
         Thinking { time_limit: Some(args.time), hash_mb: args.hash, watcher: Some(crate::spinner::watcher) };

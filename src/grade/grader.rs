@@ -16,7 +16,7 @@ use super::build::{BUILD_LOG_BYTES, Build};
 use super::class::submission_name;
 use super::intake::{Failed, Faults, Halt, Step};
 use super::language::Commands;
-use super::plan::{Mode, Plan, Program, Programs};
+use super::plan::{Io, Mode, Plan, Program, Programs};
 use super::report::{Grading, ReportError, Sink};
 use super::result::{Graded, Stopped, SubmissionResult, TestResult, Verdict};
 use super::run::Target;
@@ -311,7 +311,21 @@ impl Grader {
 
         // Collecting into a Result stops handing out tests once the grading
         // was stopped.
-        let target = Target { program, start: &start, run: &commands.run };
+        // A console program found from its files is started as its handout
+        // starts it (seeds/002's starter plays its AI when given one
+        // argument); a given --run is used as written.
+        let run = match (&program.programs, &program.io) {
+            (Programs::Detected(_), Io::Console { profile, sides, .. }) => {
+                let mut run = commands.run.clone();
+                for arg in profile.program_args(*sides) {
+                    run.push(' ');
+                    run.push_str(arg);
+                }
+                run
+            }
+            _ => commands.run.clone(),
+        };
+        let target = Target { program, start: &start, run: &run };
         let tests: Vec<TestResult> = program
             .tests
             .par_iter()

@@ -9,7 +9,7 @@ use super::language::Languages;
 use super::shrink::Budget;
 use super::suite::Test;
 use crate::check::CheckOptions;
-use crate::play::Profile;
+use crate::play::{Profile, Side};
 use crate::referee;
 use crate::sandbox::{Limits, copy};
 
@@ -39,6 +39,8 @@ pub enum Io {
     Console {
         /// The console whose session is expected.
         profile: Profile,
+        /// Who plays X and O (where the profile does not ask).
+        sides: [Side; 2],
         /// The seed of its computer players.
         seed: u64,
     },

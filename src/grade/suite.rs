@@ -200,8 +200,8 @@ pub enum Unanswerable {
 pub fn answer(io: &Io, layout: &referee::Options, input: &[u8]) -> Result<Answer, Unanswerable> {
     let mut text = Vec::new();
     let (violations, finished) = match io {
-        Io::Console { profile, seed } => {
-            let mut console = profile.console(input, &mut text);
+        Io::Console { profile, sides, seed } => {
+            let mut console = profile.console_with(*sides, input, &mut text, None);
             let mut finished = false;
             play::session(console.as_mut(), *seed, |_, played| {
                 finished = played.is_finished();
@@ -238,7 +238,8 @@ mod tests {
         assert_eq!(first, inputs(6, 3));
         assert_eq!(first[..4], inputs(4, 3)[..], "test N does not depend on the count");
         assert_ne!(first, inputs(6, 4));
-        let console = Io::Console { profile: Profile::Xtreme, seed: 0 };
+        let console =
+            Io::Console { profile: Profile::Xtreme, sides: Profile::Xtreme.sides(None, None), seed: 0 };
         let scripts = generate(&console, &layout, 2, 3).unwrap();
         assert_eq!(scripts[1].name, "gen-0002.stdin");
         assert!(!scripts[1].expected.is_empty());

@@ -9,8 +9,8 @@ use std::time::Duration;
 use super::{Io, Plan, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
 use crate::check::{Comparison, compare};
 use crate::outcome::{Ending, Limits, Outcome, Run};
-use crate::play::Profile;
 use crate::play::judge::{self, Departure, DepartureKind};
+use crate::play::{Profile, Side};
 use crate::text;
 
 /// The verdict on a finished run of `test`, which read and wrote as `io`
@@ -27,8 +27,8 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
         (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
         (Io::Stdout | Io::Console { .. }, _) => Ok(&run.stdout),
     };
-    if let Io::Console { profile, seed } = io {
-        return judge_game(test, run, *profile, *seed, plan);
+    if let Io::Console { profile, sides, seed } = io {
+        return judge_game(test, run, (*profile, *sides, *seed), plan);
     }
     let mut comparison: Option<Comparison> = None;
     let (verdict, detail) = if let Some(ended) = ended_badly(run, limits) {
@@ -118,31 +118,36 @@ fn ended_badly(run: &Run, limits: &Limits) -> Option<(Verdict, String)> {
 /// stopped while still on the script is judged by how it ended; and once the
 /// script has ended mid-game, what the program does at the end of its input
 /// (an exception, a loop) is not held against it.
-fn judge_game(test: &Test, run: &Run, profile: Profile, seed: u64, plan: &Plan) -> TestResult {
+fn judge_game(test: &Test, run: &Run, console: (Profile, [Side; 2], u64), plan: &Plan) -> TestResult {
+    let (profile, sides, seed) = console;
     let limits = &plan.limits;
     let ended = ended_badly(run, limits);
-    let (verdict, detail, expected, choices) = match judge::judge(profile, seed, &test.input, &run.stdout) {
-        Err(e) => {
-            (Verdict::Crashed, format!("the profile cannot replay its game: {e}"), Vec::new(), Vec::new())
-        }
-        Ok(judged) => {
-            let (verdict, detail) = match judged.departure {
-                Some(Departure { kind: DepartureKind::Wrong, why }) => (Verdict::Wrong, why),
-                Some(Departure { kind: DepartureKind::Short, why }) => match ended {
-                    Some(ended) => ended,
-                    None if run.stdout.is_empty() => (Verdict::NoOutput, "its answer is empty".to_owned()),
-                    None => (Verdict::Wrong, why),
-                },
-                None if !judged.finished => (
-                    Verdict::Pass,
-                    "its game is one the assignment allows, as far as the script goes".to_owned(),
-                ),
-                None => ended
-                    .unwrap_or_else(|| (Verdict::Pass, "its game is one the assignment allows".to_owned())),
-            };
-            (verdict, detail, judged.expected, judged.choices)
-        }
-    };
+    let (verdict, detail, expected, choices) =
+        match judge::judge(profile, sides, seed, &test.input, &run.stdout) {
+            Err(e) => {
+                (Verdict::Crashed, format!("the profile cannot replay its game: {e}"), Vec::new(), Vec::new())
+            }
+            Ok(judged) => {
+                let (verdict, detail) = match judged.departure {
+                    Some(Departure { kind: DepartureKind::Wrong, why }) => (Verdict::Wrong, why),
+                    Some(Departure { kind: DepartureKind::Short, why }) => match ended {
+                        Some(ended) => ended,
+                        None if run.stdout.is_empty() => {
+                            (Verdict::NoOutput, "its answer is empty".to_owned())
+                        }
+                        None => (Verdict::Wrong, why),
+                    },
+                    None if !judged.finished => (
+                        Verdict::Pass,
+                        "its game is one the assignment allows, as far as the script goes".to_owned(),
+                    ),
+                    None => ended.unwrap_or_else(|| {
+                        (Verdict::Pass, "its game is one the assignment allows".to_owned())
+                    }),
+                };
+                (verdict, detail, judged.expected, judged.choices)
+            }
+        };
     let outcome = &run.outcome;
     TestResult {
         test: test.name.clone(),

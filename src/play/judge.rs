@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::rc::Rc;
 
-use super::{PlayError, Profile, session, uri};
+use super::{PlayError, Profile, Side, session, uri};
 use crate::board::Square;
 use crate::game::Game;
 
@@ -274,13 +274,20 @@ struct Replay {
 }
 
 /// Judges `output`, a program's answer to the typed `script`, by the game
-/// it shows on `profile`'s console (its own computer players seeded with
-/// `seed` where the program's move cannot be read).
+/// it shows on `profile`'s console with X and O played by `sides` (its own
+/// computer players seeded with `seed` where the program's move cannot be
+/// read).
 ///
 /// # Errors
 /// The profile cannot play the script (it could not when the test was
 /// made either).
-pub fn judge(profile: Profile, seed: u64, script: &[u8], output: &[u8]) -> Result<Judgement, PlayError> {
+pub fn judge(
+    profile: Profile,
+    sides: [Side; 2],
+    seed: u64,
+    script: &[u8],
+    output: &[u8],
+) -> Result<Judgement, PlayError> {
     let shown = Rc::new(lines(output, MOST_LINES));
     let policy = profile.fixed_lines();
     let written = Rc::new(RefCell::new(Vec::new()));
@@ -310,7 +317,10 @@ pub fn judge(profile: Profile, seed: u64, script: &[u8], output: &[u8]) -> Resul
                 replay.departure = Some(format!("move {number}: {who} took {}; {rule}", square.number()));
                 return own;
             }
-            if allowed.len() > 1 {
+            // Several winning (or blocking) squares are the program's to
+            // choose among as it likes; the seed leaves only the centre, the
+            // corner and the last free square to chance.
+            if allowed.len() > 1 && matches!(what, "corner" | "centre square" | "square") {
                 replay.choices.push(Choice {
                     position: cells(game),
                     what,
@@ -324,7 +334,7 @@ pub fn judge(profile: Profile, seed: u64, script: &[u8], output: &[u8]) -> Resul
     let mut finished = false;
     {
         let sink = SharedWriter(Rc::clone(&written));
-        let mut console = profile.console_choosing(script, sink, Some(chooser));
+        let mut console = profile.console_with(sides, script, sink, Some(chooser));
         session(console.as_mut(), seed, |_, played| {
             finished = played.is_finished();
             Ok::<(), PlayError>(())
@@ -527,7 +537,7 @@ mod tests {
     }
 
     fn verdict(profile: Profile, script: &str, output: &str) -> Option<Departure> {
-        judge(profile, 0, script.as_bytes(), output.as_bytes()).unwrap().departure
+        judge(profile, profile.sides(None, None), 0, script.as_bytes(), output.as_bytes()).unwrap().departure
     }
 
     #[test]
@@ -578,7 +588,8 @@ mod tests {
         // computer's next move is a block or a corner.
         let script = "computer\nhuman\n2\n";
         let correct = session_of(Profile::Smalltalk, 0, script);
-        let judged = judge(Profile::Smalltalk, 0, script.as_bytes(), correct.as_bytes()).unwrap();
+        let sides = Profile::Smalltalk.sides(None, None);
+        let judged = judge(Profile::Smalltalk, sides, 0, script.as_bytes(), correct.as_bytes()).unwrap();
         assert_eq!(judged.departure, None);
         assert!(judged.choices.iter().any(|c| c.what == "corner"), "{:?}", judged.choices);
     }

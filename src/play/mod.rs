@@ -141,13 +141,33 @@ impl Profile {
     /// as O, the classic board where the profile does not ask for one, and
     /// no time limit. Each profile's own constructor sets the rest.
     pub fn console<'a>(self, input: impl BufRead + 'a, output: impl Write + 'a) -> Box<dyn Console + 'a> {
-        self.console_choosing(input, output, None)
+        self.console_with(self.sides(None, None), input, output, None)
     }
 
-    /// As [`Profile::console`], computer players' squares decided by
+    /// Who plays X and O at this profile's console: those given, else a
+    /// person as X and [`Profile::default_second`] as O.
+    #[must_use]
+    pub fn sides(self, x: Option<Side>, o: Option<Side>) -> [Side; 2] {
+        [x.unwrap_or(Side::Human), o.unwrap_or_else(|| self.default_second())]
+    }
+
+    /// The arguments the seed program is started with to play `sides`:
+    /// seeds/002's starter plays its AI (as O) exactly when it is given one
+    /// argument; every other program takes none.
+    #[must_use]
+    pub fn program_args(self, sides: [Side; 2]) -> &'static [&'static str] {
+        match (self, sides) {
+            (Profile::Uri, [Side::Human, Side::Engine(_)]) => &["ai"],
+            _ => &[],
+        }
+    }
+
+    /// As [`Profile::console`], X and O played by `sides` (where the
+    /// profile does not ask), computer players' squares decided by
     /// `chooser` when there is one ([`Chooser`]).
-    pub fn console_choosing<'a>(
+    pub fn console_with<'a>(
         self,
+        sides: [Side; 2],
         input: impl BufRead + 'a,
         output: impl Write + 'a,
         chooser: Option<Chooser>,
@@ -158,7 +178,6 @@ impl Profile {
                 None => Box::new(Driver::new(dialogue)),
             }
         }
-        let sides = [Side::Human, self.default_second()];
         match self {
             Profile::Default => driven(Plain::new(sides, Geometry::CLASSIC, input, output), chooser),
             Profile::Xtreme => driven(xtreme::Xtreme::new(sides, input, output), chooser),

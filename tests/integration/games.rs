@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 use crate::util::{Graded, fixture, referee};
 
-/// `fixtures/{name}-class` graded as its README says, once per test run.
-fn grade_class(name: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
+/// `fixtures/{name}-class` graded on its `tests` as its README says.
+fn grade_class(name: &str, tests: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
     let out = crate::util::kept_dir();
     let class = fs::canonicalize(fixture(&format!("{name}-class"))).unwrap();
     let mut students: Vec<PathBuf> =
@@ -19,7 +19,7 @@ fn grade_class(name: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
     let report = out.path().join("report");
     let run = referee()
         .current_dir(&class)
-        .args(["grade", "--tests", "tests", "--jobs", "2", "--report"])
+        .args(["grade", "--tests", tests, "--jobs", "2", "--report"])
         .arg(&report)
         .args(extra)
         .args(&students)
@@ -60,7 +60,7 @@ fn detail(graded: &Graded, student: &str, test: &str) -> String {
 
 fn smalltalk() -> &'static (Graded, tempfile::TempDir) {
     static GRADED: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
-    GRADED.get_or_init(|| grade_class("smalltalk", &["--profile", "smalltalk"]))
+    GRADED.get_or_init(|| grade_class("smalltalk", "tests", &["--profile", "smalltalk"]))
 }
 
 #[test]
@@ -122,5 +122,88 @@ fn a_script_that_ends_mid_game_is_pointed_out_and_judged_as_far_as_it_goes() {
     assert_eq!(
         detail(graded, "ben-spacing", "cut-short.stdin"),
         "its game is one the assignment allows, as far as the script goes (in each of 44 games)"
+    );
+}
+
+fn uri_with_the_ai() -> &'static (Graded, tempfile::TempDir) {
+    static GRADED: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
+    GRADED.get_or_init(|| grade_class("uri", "tests", &["--profile", "uri"]))
+}
+
+#[test]
+fn the_uri_class_is_started_in_ai_mode_and_judged_by_its_game() {
+    let (graded, _) = uri_with_the_ai();
+    let want = [
+        ("ana-starter", "ppppp"),
+        ("bo-spacing", "ppppp"),
+        ("cal-infinity", "wwwwp"),
+        ("dan-diagonal", "ppppp"),
+        ("eli-early-draw", "ppppp"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
+    assert_eq!(
+        detail(graded, "cal-infinity", "centre.stdin"),
+        "move 2: the AI took 1; the starter's minimax_move takes 9"
+    );
+    // The script ends mid-game; the TypeError at the end of the input is
+    // not held against anyone.
+    assert_eq!(
+        detail(graded, "ana-starter", "cut-short.stdin"),
+        "its game is one the assignment allows, as far as the script goes"
+    );
+}
+
+#[test]
+fn two_person_games_are_graded_with_o_human_and_no_argument() {
+    let (graded, _) = grade_class("uri", "two-player-tests", &["--profile", "uri", "--o", "human"]);
+    let want = [
+        ("ana-starter", "pp"),
+        ("bo-spacing", "pp"),
+        ("cal-infinity", "pp"),
+        ("dan-diagonal", "pw"),
+        ("eli-early-draw", "wp"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(verdict_map(&graded), want, "{}", graded.stderr);
+    assert_eq!(
+        detail(&graded, "dan-diagonal", "x-wins-anti-diagonal.stdin"),
+        "line 70: expected `Player 1 wins!`, found `Player 2 make your move:`"
+    );
+    assert_eq!(
+        detail(&graded, "eli-early-draw", "draw.stdin"),
+        "line 103: expected `Player 1 make your move:`, found `It's a draw!`"
+    );
+}
+
+#[test]
+fn who_plays_is_refused_where_the_profile_asks_itself() {
+    let out = referee()
+        .args([
+            "grade",
+            "--profile",
+            "smalltalk",
+            "--o",
+            "human",
+            "--tests",
+            "fixtures/smalltalk-class/tests",
+        ])
+        .arg("fixtures/smalltalk-class/students/ada-own-words")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "ttt-referee: --x and --o do not apply to a profile that asks who plays each side; leave them out\n"
+    );
+    let out = referee()
+        .args(["grade", "--o", "human", "--tests", "fixtures/class/tests", "fixtures/class/students/ada-c"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--profile"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
