@@ -144,11 +144,7 @@ impl Provided {
         let too_big = |limit: String| ProvidedError::TooBig { dir: dir.to_owned(), limit };
         let (mut entries, mut bytes) = (0_u64, 0_u64);
         let mut files = Vec::new();
-        let walk = walkdir::WalkDir::new(dir)
-            .follow_links(false)
-            .max_depth(caps.depth as usize + 1)
-            .sort_by_file_name()
-            .min_depth(1);
+        let walk = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().min_depth(1);
         for entry in walk {
             let entry = entry.map_err(|e| {
                 let path =
@@ -159,6 +155,10 @@ impl Provided {
             entries += 1;
             if entries > caps.files {
                 return Err(too_big(format!("{} files", caps.files)));
+            }
+            // A file at depth 1 is in no directory below the top.
+            if entry.depth() > caps.depth as usize + 1 {
+                return Err(too_big(format!("{} directories deep", caps.depth)));
             }
             if path.to_str().is_none() {
                 return Err(ProvidedError::Name { dir: dir.to_owned(), path });
@@ -369,6 +369,22 @@ mod tests {
                 .to_string()
                 .ends_with(": not a directory; expected the directory of the course's provided files")
         );
+    }
+
+    #[test]
+    fn a_directory_past_the_caps_is_refused_not_cut() {
+        let deep = "d/".repeat(17) + "f.h";
+        let dir = tree(&[(deep.as_str(), "")]);
+        assert_eq!(
+            Provided::load(dir.path()).unwrap_err().to_string(),
+            format!(
+                "--provided {}: holds more than a submission may (16 directories deep)",
+                dir.path().display()
+            )
+        );
+        let fits = "d/".repeat(16) + "f.h";
+        let dir = tree(&[(fits.as_str(), "")]);
+        assert_eq!(names(&Provided::load(dir.path()).unwrap()), [fits]);
     }
 
     #[test]
