@@ -1,13 +1,13 @@
 //! The one build of a submission (or of a harness beside it), in the
 //! sandbox: the built tree and its log, or the log of a build that failed;
 //! and the test its compiler warnings make with `--warnings`
-//! ([`warnings_test`]).
+//! (`warnings_test`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::grader::Grader;
-use super::result::{Stopped, TestResult, Verdict};
+use super::result::{Stopped, TestResult, Verdict, WARNINGS_TEST};
 use super::verdict::describe_ending;
 use crate::sandbox::{Collect, Ending, Job, SandboxError};
 use crate::text;
@@ -15,10 +15,6 @@ use crate::text;
 /// The most of a build's output reports keep to show: half from its
 /// standard output, half from its standard error.
 pub const BUILD_LOG_BYTES: usize = 64 << 10;
-
-/// The name of the test a build's compiler warnings make (`--warnings`).
-/// No test file can be named so: test files end in `.txt` or `.stdin`.
-pub const WARNINGS_TEST: &str = "build-warnings";
 
 /// What marks a line of a build's output as a warning: gcc, g++, clang and
 /// javac all print it (javac's `Note:` lines are not warnings).

@@ -44,7 +44,7 @@ pub mod shrink;
 pub mod suite;
 pub mod verdict;
 
-pub use self::build::{BUILD_LOG_BYTES, WARNINGS_TEST};
+pub use self::build::BUILD_LOG_BYTES;
 pub use self::calls::{Api, CaseOptions};
 pub use self::class::{Class, ClassError, submission_name};
 pub use self::grader::{GradeError, Grader};
@@ -57,7 +57,7 @@ pub use self::plan::{
 pub use self::provided::{Provided, ProvidedError};
 pub use self::result::{
     Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,
-    Verdict,
+    Verdict, WARNINGS_TEST,
 };
 pub use self::shrink::{Budget, Evidence, Smallest};
 pub use self::suite::Test;

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use super::build::WARNINGS_TEST;
 use super::calls::{Api, CaseOptions};
 use super::language::Languages;
 use super::provided::Provided;
+use super::result::WARNINGS_TEST;
 use super::shrink::Budget;
 use super::suite::Test;
 use crate::check::CheckOptions;

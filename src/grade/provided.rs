@@ -2,7 +2,7 @@
 //! must not change. They are read once, when the plan is made ([`Provided`]),
 //! and written over each submission's copy before its language is found and
 //! it is built, replacing the student's version; the submission's result
-//! says which of them its author's copy lacked or changed ([`Placed`]).
+//! says which of them its author's copy lacked or changed.
 //!
 //! The directory is the TA's and trusted, but read with the care a
 //! submission's copy gets: no link is followed (one inside it is an error

@@ -23,6 +23,11 @@ pub const STDERR_LINES: usize = 20;
 /// The most bytes of a failing program's standard error kept to show.
 pub const STDERR_BYTES: usize = 4 << 10;
 
+/// The name of the test a build's compiler warnings make (`--warnings`;
+/// [`super::build`] decides it). No test file can be named so: test files
+/// end in `.txt` or `.stdin`.
+pub const WARNINGS_TEST: &str = "build-warnings";
+
 /// The grading was stopped (Ctrl-C, SIGTERM, [`super::Grader::stopper`]):
 /// the one way every stage says so, carried out by `?`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,11 +158,11 @@ impl TestResult {
         }
     }
 
-    /// The compiler's warnings, for a [`super::WARNINGS_TEST`] that failed
+    /// The compiler's warnings, for a [`WARNINGS_TEST`] that failed
     /// on them: reports show them where a wrong answer would be.
     #[must_use]
     pub fn warnings(&self) -> Option<&str> {
-        (self.test == super::WARNINGS_TEST && self.verdict == Verdict::Wrong && !self.actual.is_empty())
+        (self.test == WARNINGS_TEST && self.verdict == Verdict::Wrong && !self.actual.is_empty())
             .then_some(self.actual.as_str())
     }
 
