@@ -35,7 +35,7 @@ use crate::grade::package::PackageError;
 use crate::grade::report::ReportError;
 use crate::grade::report::gradescope::ScoringError;
 use crate::grade::suite::SuiteError;
-use crate::grade::{ClassError, GradeError};
+use crate::grade::{ClassError, GradeError, ProvidedError};
 use crate::movefile::ParseError;
 use crate::output::{self, Durability, Staged};
 use crate::play::{PlayError, Profile};
@@ -338,6 +338,9 @@ enum CliError {
     /// The languages file (`grade.toml`, `--config`) is not valid.
     #[error(transparent)]
     Config(ConfigError),
+    /// The provided directory cannot be used (`--provided`).
+    #[error(transparent)]
+    Provided(ProvidedError),
     /// `--points` or a visibility pattern that is not one.
     #[error(transparent)]
     Scoring(ScoringError),

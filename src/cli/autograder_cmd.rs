@@ -12,13 +12,13 @@ use clap::{ArgMatches, Args, Subcommand, parser::ValueSource};
 use super::grade_cmd::{PlanArgs, ScoringArgs};
 use super::{CliError, EXIT_SUCCESS};
 use crate::grade::package::{self, PackageError, Written};
-use crate::grade::suite;
+use crate::grade::{Mode, suite};
 
 pub(super) const AFTER_HELP: &str = "\
-Every grade option given here (limits, --header, --io, --build/--run, --points,
-visibility patterns, ...) is passed on to `grade` as written. The tests
-directory is carried along (with its grade.toml, or --config's file), and so
-are this ttt-referee and the ttt-guard beside it: build them with
+Every grade option given here (limits, --header, --io, --build/--run,
+--warnings, --points, visibility patterns, ...) is passed on to `grade` as
+written. The tests directory is carried along (with its grade.toml, or
+--config's file), and so are --provided's files, this ttt-referee and the ttt-guard beside it: build them with
 `cargo build-static` (statically linked, for any Linux) and pass --binary.
 
 Examples:
@@ -112,7 +112,11 @@ fn with_contents(
     matches: &ArgMatches,
     write: impl FnOnce(&package::Contents<'_>) -> Result<Written, PackageError>,
 ) -> Result<Written, CliError> {
-    plan.plan()?;
+    let read = plan.plan()?;
+    let provided = match &read.mode {
+        Mode::Program(program) => program.provided.as_ref(),
+        Mode::Calls(_) => None,
+    };
     let binary = match binary {
         Some(path) => path.to_owned(),
         None => std::env::current_exe().map_err(CliError::CurrentExe)?,
@@ -123,6 +127,7 @@ fn with_contents(
         binary: &binary,
         tests: plan.tests.as_deref(),
         config: config.as_deref(),
+        provided,
         options: &options,
     };
     let written = write(&contents).map_err(CliError::package)?;
@@ -138,8 +143,8 @@ fn with_contents(
 }
 
 /// The `grade` options given on this command line, as written, but for
-/// `--tests` and `--config` (the package carries those) and the package's
-/// own options: what the platform's `grade` is to be given.
+/// `--tests`, `--config` and `--provided` (the package carries those) and
+/// the package's own options: what the platform's `grade` is to be given.
 fn passed_on(matches: &ArgMatches) -> Vec<OsString> {
     let mut command = clap::Command::new("grade");
     command = ScoringArgs::augment_args(PlanArgs::augment_args(command));
@@ -149,7 +154,7 @@ fn passed_on(matches: &ArgMatches) -> Vec<OsString> {
     let given: Vec<&str> = matches.ids().map(clap::Id::as_str).collect();
     for arg in command.get_arguments() {
         let id = arg.get_id().as_str();
-        if matches!(id, "tests" | "config")
+        if matches!(id, "tests" | "config" | "provided")
             || !given.contains(&id)
             || matches.value_source(id) != Some(ValueSource::CommandLine)
         {
@@ -196,6 +201,9 @@ mod tests {
                 "x",
                 "--run",
                 "python3 'a b.py'",
+                "--warnings",
+                "--provided",
+                "fixtures/class/students/ben-cpp",
                 "-o",
                 "z.zip",
             ])
@@ -203,7 +211,7 @@ mod tests {
         let sub = matches.subcommand_matches("autograder").unwrap().subcommand_matches("gradescope").unwrap();
         assert_eq!(
             package::shell_line(&passed_on(sub)),
-            "--run 'python3 '\\''a b.py'\\''' --time 5 --open-files 64 --partial --header skip --hidden 's *' --hidden x"
+            "--run 'python3 '\\''a b.py'\\''' --time 5 --open-files 64 --partial --header skip --warnings --hidden 's *' --hidden x"
         );
     }
 }

@@ -14,7 +14,7 @@ use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
     self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, Program,
-    Programs, report,
+    Programs, Provided, report,
 };
 use crate::play::{Profile, Side};
 use crate::referee::Format;
@@ -66,6 +66,12 @@ exception crashed, a call running past --time time-limit (the rest of that
 function's cases are then not run), a file that does not import or compile
 build-failed. A failing function is shown its smallest failing call.
 
+--warnings makes the build's compiler warnings a test, build-warnings, listed
+first: pass when no line of the build's output says `warning:` (C and C++ are
+built with -Wall), else wrong, showing the warnings. --provided DIR writes the
+course's files under DIR over each submission's copy before the build; the
+reports name those a student lacked or changed.
+
 --generate N adds N tests to the given ones, within CS 1044's guarantees as
 `gen --within cs1044` writes them (with --profile, scripts as `gen --profile`
 does), named gen-0001.txt, ...; the same --seed gives the same tests.
@@ -78,6 +84,7 @@ Examples:
   ttt-referee grade --tests tests/ students/*
   ttt-referee grade --tests tests/ --build 'g++ -O2 -o prog *.cpp' students/*
   ttt-referee grade --tests tests/ --io args --run 'python3 ttt.py {moves} {out}' students/*
+  ttt-referee grade --tests tests/ --warnings --provided starter/ students/*
   ttt-referee grade --tests scripts/ --profile uri --build 'g++ -o prog *.cpp' students/*";
 
 /// How a program receives its test and gives its answer.
@@ -241,10 +248,30 @@ pub(super) struct PlanArgs {
     require_sandbox: bool,
 
     #[command(flatten)]
+    criteria: CriteriaArgs,
+
+    #[command(flatten)]
     shrink: ShrinkArgs,
 
     #[command(flatten)]
     layout: LayoutArgs,
+}
+
+/// A course's criteria besides the games: a build without warnings, and
+/// the files students must not change.
+#[derive(Debug, Args)]
+struct CriteriaArgs {
+    /// Make the build's compiler warnings a test of their own,
+    /// `build-warnings`, listed first: pass when no line of the build's
+    /// output says `warning:`, else wrong, showing them.
+    #[arg(long, conflicts_with = "api")]
+    warnings: bool,
+
+    /// The course's provided files, which students must not change: each
+    /// file under DIR is written over the submission's copy (at the same
+    /// path) before the build; the reports name those it lacked or changed.
+    #[arg(long, value_name = "DIR", conflicts_with = "api")]
+    provided: Option<PathBuf>,
 }
 
 /// How each wrong or crashed test is shrunk to the smallest input on which
@@ -420,7 +447,9 @@ impl PlanArgs {
                 None => Languages::builtin(),
             })
         };
-        Ok(Program { tests, programs, io, layout })
+        let provided =
+            self.criteria.provided.as_deref().map(Provided::load).transpose().map_err(CliError::Provided)?;
+        Ok(Program { tests, programs, io, layout, warnings: self.criteria.warnings, provided })
     }
 }
 

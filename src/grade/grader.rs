@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 
-use super::build::{BUILD_LOG_BYTES, Build};
+use super::build::{BUILD_LOG_BYTES, Build, warnings_test};
 use super::class::submission_name;
 use super::intake::{Failed, Faults, Halt, Step};
 use super::language::Commands;
@@ -226,6 +226,8 @@ impl Grader {
                 log
             }),
             tests,
+            provided_missing: None,
+            provided_changed: None,
         }
     }
 
@@ -257,9 +259,36 @@ impl Grader {
         }
     }
 
-    /// Builds the submission copied to `source` (in `area`) once, and runs
-    /// it on every test of `program`.
+    /// Writes the course's provided files over the submission copied to
+    /// `source` (in `area`), if there are any, then builds it once and runs
+    /// it on every test of `program`; the result says which provided files
+    /// the copy lacked or changed.
     fn grade_program(
+        &self,
+        program: &Program,
+        name: &str,
+        source: PathBuf,
+        area: &Path,
+        progress: &Tell<'_>,
+    ) -> Result<SubmissionResult, Halt> {
+        // Before its language is found: a copy lacking the provided main.cpp
+        // is C++ once it has it.
+        let placed = match &program.provided {
+            Some(provided) => Some(self.place_provided(name, provided, &source, area)?),
+            None => None,
+        };
+        let mut result = self.build_and_run(program, name, source, area, progress)?;
+        if let Some(placed) = placed {
+            result.provided_missing = Some(placed.missing);
+            result.provided_changed = Some(placed.changed);
+        }
+        Ok(result)
+    }
+
+    /// Builds the submission copied to `source` (in `area`) once, and runs
+    /// it on every test of `program`; with [`Program::warnings`], the
+    /// build's warnings are the first test.
+    fn build_and_run(
         &self,
         program: &Program,
         name: &str,
@@ -309,6 +338,10 @@ impl Grader {
             }
         }
 
+        let warnings = program.warnings.then(|| warnings_test(build_log.as_deref()));
+        if let Some(test) = &warnings {
+            progress(test);
+        }
         // Collecting into a Result stops handing out tests once the grading
         // was stopped.
         // A console program found from its files is started as its handout
@@ -337,6 +370,7 @@ impl Grader {
                 result
             })
             .collect::<Result<_, Stopped>>()?;
+        let tests = warnings.into_iter().chain(tests).collect();
         Ok(SubmissionResult::graded(name, language, build_log, tests))
     }
 }

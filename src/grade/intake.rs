@@ -1,6 +1,6 @@
-//! The grader's own steps with a submission's files — the copy, clearing
-//! old answers, the hand-over to the run user, placing a harness, the
-//! clean-up — each of which fails that submission alone (`build-failed`, with why), and
+//! The grader's own steps with a submission's files — the copy, placing
+//! the course's provided files, clearing old answers, the hand-over to the
+//! run user, placing a harness, the clean-up — each of which fails that submission alone (`build-failed`, with why), and
 //! the faults a test can inject in them.
 
 use std::fs;
@@ -27,6 +27,8 @@ pub enum Step {
     HandOver,
     /// Placing a function-level harness's files.
     PlaceHarness,
+    /// Writing the course's provided files over the copy (`--provided`).
+    PlaceProvided,
     /// Removing the submission's scratch directory once it is graded.
     CleanUp,
 }
@@ -39,6 +41,7 @@ impl Step {
             Step::ClearAnswers => "clearing old answers from the copy",
             Step::HandOver => "handing the copy to the run user",
             Step::PlaceHarness => "placing the harness's files",
+            Step::PlaceProvided => "placing the course's provided files",
             Step::CleanUp => "removing the copy",
         }
     }

@@ -97,7 +97,9 @@ type Builtin = (&'static str, &'static [&'static str], Option<&'static str>, &'s
 
 /// The built-in table, tried in this order: a Makefile says best how its
 /// author builds; Java, C++ and C are compiled from every source file at
-/// any depth; Python runs its main file.
+/// any depth; Python runs its main file. C and C++ are compiled with
+/// `-Wall`, as courses ask students to ("no warning with `g++ -Wall`"), so
+/// the build log shows what `--warnings` grades.
 const BUILTIN: [Builtin; 5] = [
     (
         "Makefile",
@@ -119,7 +121,7 @@ const BUILTIN: [Builtin; 5] = [
         "C++",
         &["*.cpp", "*.cc", "*.cxx", "*.C"],
         Some(
-            "find . \\( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.C' \\) -exec g++ -O2 -o prog {} +",
+            "find . \\( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.C' \\) -exec g++ -O2 -Wall -o prog {} +",
         ),
         "./prog",
         Entry::Fixed,
@@ -127,7 +129,7 @@ const BUILTIN: [Builtin; 5] = [
     (
         "C",
         &["*.c"],
-        Some("find . -name '*.c' -exec sh -c 'exec gcc -O2 -o prog \"$@\" -lm' sh {} +"),
+        Some("find . -name '*.c' -exec sh -c 'exec gcc -O2 -Wall -o prog \"$@\" -lm' sh {} +"),
         "./prog",
         Entry::Fixed,
     ),
@@ -392,6 +394,11 @@ mod tests {
         assert_eq!(detect(&[("ttt.c", "")]).unwrap().language, "C");
         assert_eq!(detect(&[("main.cpp", ""), ("board.cpp", ""), ("board.h", "")]).unwrap().language, "C++");
         assert_eq!(detect(&[("Makefile", ""), ("main.cpp", "")]).unwrap().language, "Makefile");
+        // C and C++ are built with -Wall, so their warnings show.
+        for source in ["ttt.c", "ttt.cpp"] {
+            let build = detect(&[(source, "")]).unwrap().build.unwrap();
+            assert!(build.contains(" -O2 -Wall -o prog "), "{build}");
+        }
         let python = detect(&[("ttt.py", "")]).unwrap();
         assert_eq!(
             (python.language.as_str(), python.run.as_str(), python.build),

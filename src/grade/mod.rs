@@ -13,7 +13,8 @@
 //!   telling a [`report::Sink`] as it goes;
 //! - [`intake`]: the grader's steps with a submission's files, each failing
 //!   that submission alone;
-//! - [`build`]: the one build;
+//! - [`provided`]: the course's provided files, written over each copy;
+//! - [`build`]: the one build, and the test its warnings make;
 //! - [`run`]: one test in the sandbox, a `time-limit` confirmed;
 //! - [`calls`]: an assignment's functions, a call at a time through its
 //!   harness;
@@ -35,6 +36,7 @@ pub mod intake;
 pub mod language;
 pub mod package;
 pub mod plan;
+pub mod provided;
 pub mod report;
 pub mod result;
 pub mod run;
@@ -52,9 +54,10 @@ pub use self::plan::{
     CallsPlan, DEFAULT_INPUT, DEFAULT_OUTPUT, Io, Mode, Plan, Program, Programs, TEST_LIMITS, build_limits,
     harness_limits,
 };
+pub use self::provided::{Provided, ProvidedError};
 pub use self::result::{
     Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,
-    Verdict,
+    Verdict, WARNINGS_TEST,
 };
 pub use self::shrink::{Budget, Evidence, Smallest};
 pub use self::suite::Test;

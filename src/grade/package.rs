@@ -9,6 +9,7 @@ use std::io::{self, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
+use super::provided::Provided;
 use super::suite;
 use crate::output::{self, Durability};
 
@@ -45,8 +46,8 @@ pub enum PackageError {
 }
 
 /// What a package carries: the grader (a `ttt-referee` with its
-/// `ttt-guard` beside it), the tests (with their `grade.toml`), and the
-/// `grade` options to run them with.
+/// `ttt-guard` beside it), the tests (with their `grade.toml`), the
+/// course's provided files, and the `grade` options to run them with.
 #[derive(Clone, Debug)]
 pub struct Contents<'a> {
     /// The `ttt-referee` to carry; its `ttt-guard` is beside it.
@@ -55,6 +56,9 @@ pub struct Contents<'a> {
     pub tests: Option<&'a Path>,
     /// The language table, if there is one.
     pub config: Option<&'a Path>,
+    /// The course's provided files (`--provided`), carried under
+    /// `provided/` and given to `grade` from there.
+    pub provided: Option<&'a Provided>,
     /// `grade`'s options, as given, but for `--tests` and `--config`.
     pub options: &'a [OsString],
 }
@@ -105,6 +109,15 @@ impl Package {
             };
             package.files.push((format!("{prefix}tests/{name}"), bytes, 0o644));
         }
+        // Their paths are UTF-8 (Provided::load refuses others).
+        for (path, bytes, executable) in contents.provided.iter().flat_map(|p| p.files()) {
+            let mode = if executable { 0o755 } else { 0o644 };
+            package.files.push((
+                format!("{prefix}provided/{}", path.to_string_lossy()),
+                bytes.to_vec(),
+                mode,
+            ));
+        }
         Ok(package)
     }
 
@@ -120,10 +133,13 @@ impl Package {
 pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, PackageError> {
     let mut package = Package::gather(contents, "")?;
     package.add("setup.sh", SETUP.to_owned(), 0o755);
-    let tests = if contents.tests.is_some() { "--tests \"$root/source/tests\" " } else { "" };
+    let mut tests = if contents.tests.is_some() { "--tests \"$root/source/tests\" " } else { "" }.to_owned();
+    if contents.provided.is_some() {
+        tests.push_str("--provided \"$root/source/provided\" ");
+    }
     package.add(
         "run_autograder",
-        RUN_AUTOGRADER.replace("{tests}", tests).replace("{options}", &shell_line(contents.options)),
+        RUN_AUTOGRADER.replace("{tests}", &tests).replace("{options}", &shell_line(contents.options)),
         0o755,
     );
     output::write_whole(out, Durability::Synced, |file| {
@@ -157,10 +173,13 @@ pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, Packag
 pub fn github(contents: &Contents<'_>, out_dir: &Path) -> Result<Written, PackageError> {
     let prefix = format!("{GITHUB_HOME}/");
     let mut package = Package::gather(contents, &prefix)?;
-    let tests = if contents.tests.is_some() { "--tests \"$here/tests\" " } else { "" };
+    let mut tests = if contents.tests.is_some() { "--tests \"$here/tests\" " } else { "" }.to_owned();
+    if contents.provided.is_some() {
+        tests.push_str("--provided \"$here/provided\" ");
+    }
     package.add(
         &format!("{prefix}grade"),
-        GITHUB_GRADE.replace("{tests}", tests).replace("{options}", &shell_line(contents.options)),
+        GITHUB_GRADE.replace("{tests}", &tests).replace("{options}", &shell_line(contents.options)),
         0o755,
     );
     package.add(".github/workflows/grade.yml", GITHUB_WORKFLOW.to_owned(), 0o644);

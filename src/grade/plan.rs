@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use super::calls::{Api, CaseOptions};
 use super::language::Languages;
+use super::provided::Provided;
+use super::result::WARNINGS_TEST;
 use super::shrink::Budget;
 use super::suite::Test;
 use crate::check::CheckOptions;
@@ -151,6 +153,13 @@ pub struct Program {
     /// The referee's layout options, with which the expected transcripts
     /// were made (a shrunk input's is made the same way).
     pub layout: referee::Options,
+    /// Whether the build's compiler warnings are a test of their own,
+    /// [`WARNINGS_TEST`], listed first (`--warnings`): a course that asks
+    /// for a build without warnings grades it like any test.
+    pub warnings: bool,
+    /// The course's provided files, written over each submission's copy
+    /// before it is built (`--provided`): students must not change them.
+    pub provided: Option<Provided>,
 }
 
 /// Function-level grading: which assignment, and its cases.
@@ -187,12 +196,16 @@ impl Program {
 
 impl Plan {
     /// The name of every test of a submission, in report order: the test
-    /// files, or with [`Mode::Calls`] the functions.
+    /// files (after [`WARNINGS_TEST`] with [`Program::warnings`]), or with
+    /// [`Mode::Calls`] the functions.
     #[must_use]
     pub fn test_names(&self) -> Vec<String> {
         match &self.mode {
             Mode::Calls(calls) => calls.api.functions(),
-            Mode::Program(program) => program.tests.iter().map(|t| t.name.clone()).collect(),
+            Mode::Program(program) => {
+                let warnings = program.warnings.then(|| WARNINGS_TEST.to_owned());
+                warnings.into_iter().chain(program.tests.iter().map(|t| t.name.clone())).collect()
+            }
         }
     }
 }

@@ -24,6 +24,11 @@ pub const STDERR_LINES: usize = 20;
 /// The most bytes of a failing program's standard error kept to show.
 pub const STDERR_BYTES: usize = 4 << 10;
 
+/// The name of the test a build's compiler warnings make (`--warnings`;
+/// [`super::build`] decides it). No test file can be named so: test files
+/// end in `.txt` or `.stdin`.
+pub const WARNINGS_TEST: &str = "build-warnings";
+
 /// The grading was stopped (Ctrl-C, SIGTERM, [`super::Grader::stopper`]):
 /// the one way every stage says so, carried out by `?`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +165,14 @@ impl TestResult {
         }
     }
 
+    /// The compiler's warnings, for a [`WARNINGS_TEST`] that failed
+    /// on them: reports show them where a wrong answer would be.
+    #[must_use]
+    pub fn warnings(&self) -> Option<&str> {
+        (self.test == WARNINGS_TEST && self.verdict == Verdict::Wrong && !self.actual.is_empty())
+            .then_some(self.actual.as_str())
+    }
+
     /// Failed in a way shrinking keeps to: a wrong answer, or a crash with
     /// its exit status or signal (not a sandbox's failure).
     pub(super) fn shrinkable(&self) -> bool {
@@ -190,6 +203,15 @@ pub struct SubmissionResult {
     pub build_failed: bool,
     /// The build's output (standard output, then standard error), if it ran.
     pub build_log: Option<String>,
+    /// With `--provided`, the course's provided files this submission
+    /// lacked (each was added before the build); `None` without it, or when
+    /// the grading of this submission stopped before they were placed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provided_missing: Option<Vec<String>>,
+    /// With `--provided`, the course's provided files whose copy in this
+    /// submission differed from the course's (the course's was used).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provided_changed: Option<Vec<String>>,
     /// Each test, in the tests' order.
     pub tests: Vec<TestResult>,
 }
@@ -210,7 +232,27 @@ impl SubmissionResult {
             build_failed: false,
             build_log,
             tests,
+            provided_missing: None,
+            provided_changed: None,
         }
+    }
+
+    /// What reports tell the student of the course's provided files: a
+    /// sentence for each they lacked or changed, in path order.
+    #[must_use]
+    pub fn provided_notes(&self) -> Vec<String> {
+        let mut notes: Vec<(&str, String)> = Vec::new();
+        for file in self.provided_missing.iter().flatten() {
+            notes.push((file, format!("Your submission lacked {file}; the course's was used.")));
+        }
+        for file in self.provided_changed.iter().flatten() {
+            notes.push((
+                file,
+                format!("Your copy of {file} differed from the course's; the course's was used."),
+            ));
+        }
+        notes.sort();
+        notes.into_iter().map(|(_, note)| note).collect()
     }
 
     /// How many tests had `verdict`.

@@ -249,6 +249,8 @@ mod tests {
                 programs: Programs::Given { build: None, run: "./prog".to_owned() },
                 io: files(),
                 layout: referee::Options::default(),
+                warnings: false,
+                provided: None,
             }),
             limits: TEST_LIMITS,
             build_limits: build_limits(&TEST_LIMITS),

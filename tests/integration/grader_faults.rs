@@ -38,6 +38,8 @@ fn plan() -> Plan {
             programs: Programs::Detected(grade::Languages::builtin()),
             io,
             layout,
+            warnings: false,
+            provided: None,
         }),
         limits: grade::TEST_LIMITS,
         build_limits: grade::build_limits(&grade::TEST_LIMITS),

@@ -5,6 +5,7 @@ mod attacks;
 mod autograder;
 mod class;
 mod consoles;
+mod criteria;
 mod docker;
 mod engines;
 mod errors;

@@ -161,6 +161,9 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
                 let mut message = format!("{}: {}", t.verdict, t.detail);
                 let mut description =
                     t.first_difference.as_ref().map(ToString::to_string).unwrap_or_default();
+                if let Some(warnings) = t.warnings() {
+                    description.push_str(warnings);
+                }
                 if let Some(s) = &t.smallest_failing_input {
                     let _ = write!(message, "; {}: {}", s.heading(), s.in_one_line());
                     // The XML text keeps no tabs: a tab between a move's fields becomes a space.
@@ -218,6 +221,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 details > summary { cursor: pointer; }
 .smallest { border-left: 4px solid #c62828; padding-left: .8em; }
 pre.input { margin: .3em 0; padding: .5em; background: #fff8e1; border: 1px solid #ddd; font-size: .85em; }
+pre.warnings { margin: .3em 0 1.5em; padding: .5em; background: #fafafa; border: 1px solid #ddd; overflow-x: auto; font-size: .85em; }
+p.provided { color: #8a4b00; }
 ";
 
 const SCRIPT: &str = "
@@ -308,6 +313,7 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                 @for r in results {
                     h2 #{ "s-" (anchor(&r.submission)) } { (r.submission) " — " (score(r.score)) }
                     p { "Language: " (r.language) }
+                    @for note in r.provided_notes() { p.provided { (note) } }
                     @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
                         details open[r.build_failed] { summary { "build log" } pre { (log) } }
                     }
@@ -330,6 +336,9 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                     }
                     @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
                         h3 { (t.test) }
+                        @if let Some(warnings) = t.warnings() {
+                            h4 { "The compiler's warnings" } pre.warnings { (warnings) }
+                        }
                         @if let Some(s) = &t.smallest_failing_input {
                             div.smallest {
                                 h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (s.detail) }
@@ -352,9 +361,10 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
 }
 
 /// A wrong test with answers of its own to show (a function graded with
-/// `--api` has only its smallest failing call's).
+/// `--api` has only its smallest failing call's; the build's warnings test
+/// shows its warnings instead).
 fn whole_answer(t: &TestResult) -> bool {
-    t.verdict == Verdict::Wrong && !(t.expected.is_empty() && t.actual.is_empty())
+    t.verdict == Verdict::Wrong && !(t.expected.is_empty() && t.actual.is_empty()) && t.warnings().is_none()
 }
 
 /// `text` with its first letter a capital.

@@ -170,11 +170,14 @@ pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write)
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "seconds of a grading")]
     let execution_time = wall.round() as u64;
     let passed = result.count(Verdict::Pass);
-    let output = if result.build_failed {
+    let mut output = if result.build_failed {
         format!("The build failed:\n{}", inert_text(result.build_log.as_deref().unwrap_or("")))
     } else {
         format!("{}: {passed} of {} tests passed.", result.language, result.tests.len())
     };
+    for note in result.provided_notes() {
+        let _ = write!(output, "\n{}", inert(&note));
+    }
     let results = Results { score: hundredths(total), execution_time, output, tests };
     serde_json::to_writer_pretty(&mut *out, &results)?;
     writeln!(out)
@@ -213,6 +216,9 @@ fn inert_input(text: &str) -> String {
 /// end of its standard error.
 fn case_output(t: &TestResult) -> String {
     let mut text = format!("{}: {}", t.verdict, inert(&t.detail));
+    if let Some(warnings) = t.warnings() {
+        let _ = write!(text, "\nThe compiler's warnings:\n{}", inert_text(warnings));
+    }
     if let Some(d) = &t.first_difference {
         let _ = write!(text, "\n{}", inert_text(&d.to_string()));
     }
@@ -273,6 +279,8 @@ mod tests {
             score: 0.0,
             build_failed: false,
             build_log: None,
+            provided_missing: None,
+            provided_changed: None,
             tests,
         }
     }
