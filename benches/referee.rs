@@ -14,6 +14,8 @@ use ttt_referee::board::{Board, Geometry, Square, Storage};
 use ttt_referee::engine::{solve, solve_counting};
 use ttt_referee::game::{Game, Outcome};
 use ttt_referee::movefile::MoveReader;
+use ttt_referee::play::judge::judge;
+use ttt_referee::play::{PlayError, Profile, session};
 use ttt_referee::player::{PlayerId, Players};
 use ttt_referee::referee::{Options, referee};
 use ttt_referee::render::{Renderer, Style};
@@ -148,5 +150,27 @@ fn big_boards(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse, classic, format_big_board, solver, big_boards);
+/// Judging a console run by its game (`grade --profile`): the script
+/// replayed with the program's own computer moves and the output compared,
+/// for a `uri` game against the AI and a `smalltalk` game with a corner
+/// left to chance. The cost `grade` adds to each console run.
+fn judge_game(c: &mut Criterion) {
+    let mut group = c.benchmark_group("judge a console game");
+    for (profile, script) in [
+        (Profile::Uri, &b"5\n1\n3\n8\n6\n"[..]),
+        (Profile::Smalltalk, &b"computer\nhuman\n1\n2\n3\n4\n6\n7\n8\n9\n"[..]),
+    ] {
+        let sides = profile.sides(None, None);
+        let mut shown = Vec::new();
+        let mut console = profile.console(script, &mut shown);
+        session(console.as_mut(), 0, |_, _| Ok::<(), PlayError>(())).unwrap();
+        drop(console);
+        group.bench_function(format!("{profile:?}"), |b| {
+            b.iter(|| judge(profile, sides, 0, black_box(script), black_box(&shown)).unwrap());
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, parse, classic, format_big_board, solver, big_boards, judge_game);
 criterion_main!(benches);

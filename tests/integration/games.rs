@@ -86,10 +86,10 @@ fn each_wrong_game_is_named_with_the_move_and_the_rule() {
         detail(graded, "cy-first-corner", "computer-first.stdin"),
         "the corner was 3 in all 44 games that reached that position; the rules leave it to chance among 3, 7, 9"
     );
-    assert_eq!(
-        detail(graded, "dee-block-first", "bad-input.stdin"),
-        "move 6: the computer took 2; it must win at 8"
-    );
+    // Which move goes wrong, and in which game, depends on the corners the
+    // program drew.
+    let dee = detail(graded, "dee-block-first", "bad-input.stdin");
+    assert!(dee.contains(": the computer took ") && dee.contains("; it must win at "), "{dee}");
     assert_eq!(
         detail(graded, "fay-no-tie", "human-first.stdin"),
         "the result: it says O wins; the game is a tie"
