@@ -45,6 +45,7 @@ impl Grader {
         let mut interrupted = false;
         let (mut violations, finished) =
             suite::answer(io, layout, &test.input).map_or((0, false), |a| (a.violations, a.finished));
+        let console = matches!(io, Io::Console { .. });
         let mut oracle = |input: &[u8], change: super::Change| {
             // Time runs out for candidates the referee rejects too (pairs of
             // lines in a long file are many).
@@ -57,7 +58,9 @@ impl Grader {
             // another reason (few programs handle moves running out, which
             // assignments often promise never happens); and a smaller square
             // breaks no more rules than the one it replaces.
-            if (finished && !answer.finished)
+            // (A console's game is judged as far as its script goes, so a
+            // script cut short is a fair candidate.)
+            if (finished && !answer.finished && !console)
                 || (change == super::Change::Simplification && answer.violations > violations)
             {
                 return super::Tried::Not;
@@ -81,7 +84,13 @@ impl Grader {
                 }
             }
         };
-        let (units, complete) = super::search(&pieces, &mut oracle);
+        // A console's first departure decides: its script is cut only at
+        // its end, to the game up to where it goes wrong.
+        let (units, complete) = if console {
+            super::shortest_prefix(&pieces, &mut oracle)
+        } else {
+            super::search(&pieces, &mut oracle)
+        };
         if interrupted {
             return Err(Stopped);
         }

@@ -307,6 +307,29 @@ pub fn search(pieces: &Pieces, oracle: &mut dyn FnMut(&[u8], Change) -> Tried) -
     (search.units, complete)
 }
 
+/// The shortest beginning of `pieces`' lines on which the oracle still
+/// says [`Tried::Fails`], by bisection (the whole is known to fail): a
+/// console's script, whose first departure decides, is cut only at its
+/// end, so the smallest failing input is the game up to where it goes
+/// wrong. Returns the lines kept, and whether the search ended by itself
+/// rather than at the budget.
+pub fn shortest_prefix(
+    pieces: &Pieces,
+    oracle: &mut dyn FnMut(&[u8], Change) -> Tried,
+) -> (Vec<Vec<u8>>, bool) {
+    let units = pieces.units();
+    let (mut low, mut high) = (0, units.len());
+    while low < high {
+        let middle = low + (high - low) / 2;
+        match oracle(&pieces.join(&units[..middle]), Change::Deletion) {
+            Tried::Fails => high = middle,
+            Tried::Not => low = middle + 1,
+            Tried::Stop => return (units[..high].to_vec(), false),
+        }
+    }
+    (units[..high].to_vec(), true)
+}
+
 /// The oracle said [`Tried::Stop`].
 struct Stopped;
 
@@ -462,6 +485,21 @@ mod tests {
     /// The moves of an input, one string.
     fn moves(pieces: &Pieces, units: &[Vec<u8>]) -> String {
         String::from_utf8(pieces.join(units)).unwrap().lines().skip(3).collect::<Vec<_>>().join(" / ")
+    }
+
+    #[test]
+    fn a_script_is_cut_at_its_end_only() {
+        let pieces = Pieces::script(b"a\nb\nc\nd\ne\nf\n");
+        // It fails once `d` is typed, whatever comes after.
+        let mut tried = 0;
+        let mut oracle = |input: &[u8], _: Change| {
+            tried += 1;
+            if input.windows(2).any(|w| w == b"d\n") { Tried::Fails } else { Tried::Not }
+        };
+        let (kept, complete) = shortest_prefix(&pieces, &mut oracle);
+        assert_eq!(pieces.join(&kept), b"a\nb\nc\nd\n");
+        assert!(complete);
+        assert!(tried <= 3, "bisection: {tried} tries");
     }
 
     #[test]
