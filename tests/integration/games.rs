@@ -7,6 +7,8 @@ use std::fs;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use serde_json::json;
+
 use crate::util::{Graded, fixture, referee};
 
 /// `fixtures/{name}-class` graded on its `tests` as its README says.
@@ -146,6 +148,15 @@ fn the_uri_class_is_started_in_ai_mode_and_judged_by_its_game() {
     assert_eq!(
         detail(graded, "cal-infinity", "centre.stdin"),
         "move 2: the AI took 1; the starter's minimax_move takes 9"
+    );
+    // The smallest failing input is the script up to where the game goes
+    // wrong: X's first square.
+    let cal = graded.names().iter().position(|n| n == "cal-infinity").unwrap();
+    let centre = graded.tests(cal).iter().find(|t| t["test"] == "centre.stdin").unwrap();
+    let smallest = &centre["smallest_failing_input"];
+    assert_eq!(
+        (&smallest["input"], &smallest["lines"], &smallest["original_lines"]),
+        (&json!("5\n"), &json!(1), &json!(5))
     );
     // The script ends mid-game; neither the TypeError of the Python port
     // nor the C++ starter's endless loop (stopped at the output limit) at the
