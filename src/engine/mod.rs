@@ -7,7 +7,7 @@
 mod bits;
 mod minimax;
 mod perfect;
-mod rules;
+pub mod rules;
 mod table;
 
 use std::fmt;

@@ -71,10 +71,7 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
         detail,
         wall: outcome.wall.as_secs_f64(),
         cpu: outcome.cpu.as_secs_f64(),
-        exit_status: match outcome.ending {
-            Ending::Exited(code) => Some(code),
-            _ => None,
-        },
+        exit_status: exit_status(outcome),
         signal: signal.map(signal_name),
         lines_matched: comparison.as_ref().map(|c| (c.matched, c.expected)),
         lines_found: comparison.as_ref().map(|c| c.actual),
@@ -156,10 +153,7 @@ fn judge_game(test: &Test, run: &Run, console: (Profile, [Side; 2], u64), plan: 
         detail,
         wall: outcome.wall.as_secs_f64(),
         cpu: outcome.cpu.as_secs_f64(),
-        exit_status: match outcome.ending {
-            Ending::Exited(code) => Some(code),
-            _ => None,
-        },
+        exit_status: exit_status(outcome),
         signal: match outcome.ending {
             Ending::Signalled(s) => Some(signal_name(s)),
             _ => None,
@@ -169,6 +163,14 @@ fn judge_game(test: &Test, run: &Run, console: (Profile, [Side; 2], u64), plan: 
         stderr: if verdict == Verdict::Pass { String::new() } else { tail(&run.stderr) },
         choices,
         ..TestResult::not_run(&test.name, verdict, String::new())
+    }
+}
+
+/// The status a run exited with, if it exited.
+fn exit_status(outcome: &Outcome) -> Option<i32> {
+    match outcome.ending {
+        Ending::Exited(code) => Some(code),
+        _ => None,
     }
 }
 

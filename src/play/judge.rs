@@ -23,12 +23,12 @@
 //!   a line naming the winner's mark and "win", or a tie, draw or cat's game.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::rc::Rc;
 
 use super::{PlayError, Profile, Side, session, uri};
 use crate::board::Square;
+use crate::engine::rules;
 use crate::game::Game;
 
 /// What the program showed, judged.
@@ -203,52 +203,17 @@ fn cells(game: &Game) -> String {
         .collect()
 }
 
-/// The squares seeds/001's strategy allows the player to move in `game`,
-/// with what the rule takes: the winning squares, else the blocking ones,
-/// else the centre, else a free corner, else any free square.
-fn strategy(game: &Game) -> (Vec<Square>, &'static str) {
-    let board = game.board();
-    let g = board.geometry();
-    let me = game.next_player();
-    let free: Vec<Square> = game.legal_moves_of(me).map(|mv| mv.square).collect();
-    let wins: Vec<Square> = free.iter().copied().filter(|&s| board.would_win(s, me)).collect();
-    if !wins.is_empty() {
-        return (wins, "win");
-    }
-    let others: Vec<_> = game.players().iter().map(|(id, _)| id).filter(|&id| id != me).collect();
-    let blocks: Vec<Square> =
-        free.iter().copied().filter(|&s| others.iter().any(|&p| board.would_win(s, p))).collect();
-    if !blocks.is_empty() {
-        return (blocks, "block");
-    }
-    let middle = |n: u32| if n % 2 == 1 { vec![n / 2] } else { vec![n / 2 - 1, n / 2] };
-    let centre: Vec<Square> = middle(g.rows())
-        .into_iter()
-        .flat_map(|r| middle(g.cols()).into_iter().filter_map(move |c| g.square(r, c)))
-        .filter(|&s| board.get(s).is_none())
-        .collect();
-    if !centre.is_empty() {
-        return (centre, "centre square");
-    }
-    let corners: BTreeSet<Square> =
-        [(0, 0), (0, g.cols() - 1), (g.rows() - 1, 0), (g.rows() - 1, g.cols() - 1)]
-            .into_iter()
-            .filter_map(|(r, c)| g.square(r, c))
-            .filter(|&s| board.get(s).is_none())
-            .collect();
-    if !corners.is_empty() {
-        return (corners.into_iter().collect(), "corner");
-    }
-    (free, "square")
-}
-
 /// The squares the assignment allows a computer player in `game`, where the
-/// console itself chose `own`, and what the rule takes.
-fn allowed(profile: Profile, game: &Game, own: Square) -> (Vec<Square>, &'static str) {
+/// console itself chose `own`; what the rule takes; and whether it leaves
+/// the choice among them to chance.
+fn allowed(profile: Profile, game: &Game, own: Square) -> (Vec<Square>, &'static str, bool) {
     match profile {
-        Profile::Smalltalk => strategy(game),
-        Profile::Uri => (vec![uri::starter_move(game)], "starter's minimax_move"),
-        Profile::Default | Profile::Xtreme | Profile::Extended => (vec![own], "engine"),
+        Profile::Smalltalk => {
+            let (squares, rule) = rules::allowed(game);
+            (squares, rule.name(), rule.by_chance())
+        }
+        Profile::Uri => (vec![uri::starter_move(game)], "starter's minimax_move", false),
+        Profile::Default | Profile::Xtreme | Profile::Extended => (vec![own], "engine", false),
     }
 }
 
@@ -297,7 +262,7 @@ pub fn judge(
         Box::new(move |game: &Game, own: Square| {
             let so_far = lines(&written.borrow(), MOST_LINES);
             let theirs = shown_move(profile, policy, game, &so_far, &shown);
-            let (allowed, what) = allowed(profile, game, own);
+            let (allowed, what, by_chance) = allowed(profile, game, own);
             let mut replay = replay.borrow_mut();
             let Some(square) = theirs else { return own };
             if replay.departure.is_some() {
@@ -320,7 +285,7 @@ pub fn judge(
             // Several winning (or blocking) squares are the program's to
             // choose among as it likes; the seed leaves only the centre, the
             // corner and the last free square to chance.
-            if allowed.len() > 1 && matches!(what, "corner" | "centre square" | "square") {
+            if allowed.len() > 1 && by_chance {
                 replay.choices.push(Choice {
                     position: cells(game),
                     what,
