@@ -16,6 +16,9 @@ use crate::text;
 /// The verdict on a finished run of `test`, which read and wrote as `io`
 /// says: see [`Verdict`] for the order.
 pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult {
+    if let Io::Console { profile, sides, seed } = io {
+        return judge_game(test, run, (*profile, *sides, *seed), plan);
+    }
     let limits = &plan.limits;
     let outcome = &run.outcome;
     let signal = match outcome.ending {
@@ -27,9 +30,6 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
         (Io::Files { .. } | Io::Args, Err(why)) => Err(why),
         (Io::Stdout | Io::Console { .. }, _) => Ok(&run.stdout),
     };
-    if let Io::Console { profile, sides, seed } = io {
-        return judge_game(test, run, (*profile, *sides, *seed), plan);
-    }
     let mut comparison: Option<Comparison> = None;
     let (verdict, detail) = if let Some(ended) = ended_badly(run, limits) {
         ended

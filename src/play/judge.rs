@@ -30,6 +30,7 @@ use super::{PlayError, Profile, Side, session, uri};
 use crate::board::Square;
 use crate::engine::rules;
 use crate::game::Game;
+use crate::text;
 
 /// What the program showed, judged.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -419,14 +420,18 @@ fn compare(policy: Lines, expected: &[Line], shown: &[Line], finished: bool) -> 
                 if !free && got.text != want.text {
                     return wrong(format!(
                         "line {}: expected `{}`, found `{}`",
-                        got.number, want.text, got.text
+                        got.number,
+                        want.text,
+                        text::line(&got.text)
                     ));
                 }
             }
             match shown.get(expected.len()) {
-                Some(extra) if finished => {
-                    wrong(format!("line {}: `{}` after the game ended", extra.number, extra.text))
-                }
+                Some(extra) if finished => wrong(format!(
+                    "line {}: `{}` after the game ended",
+                    extra.number,
+                    text::line(&extra.text)
+                )),
                 _ => None,
             }
         }
@@ -536,6 +541,16 @@ mod tests {
             departure.why,
             "line 2: expected `WELCOME! Player 1 = X, AI = O`, found `Welcome! Player 1 = X, AI = O`"
         );
+    }
+
+    #[test]
+    fn a_huge_line_of_the_programs_is_cut_in_what_is_said_of_it() {
+        let script = "5\n1\n3\n8\n6\n";
+        let huge = "W".repeat(1 << 20);
+        let output = session_of(Profile::Uri, 0, script).replacen("WELCOME!", &huge, 1);
+        let why = verdict(Profile::Uri, script, &output).unwrap().why;
+        assert!(why.len() < 2000, "{} bytes", why.len());
+        assert!(why.ends_with(" bytes in all)`"), "{}", &why[why.len() - 80..]);
     }
 
     #[test]
