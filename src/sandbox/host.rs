@@ -16,12 +16,13 @@ use std::time::Instant;
 use super::finish::{Over, settled};
 use super::in_flight::collect_in_flight;
 use super::protocol::{
-    Bring, Closed, Config, FILES, GUARD_ARG, GUARD_ERRORS, Plan, REPORT_CAP, STDIN, Said, closing, said,
+    Bring, Closed, Config, FILES, GUARD_ARG, GUARD_ERRORS, LIVE_END, LIVE_IN, LIVE_OUT, Plan, REPORT_CAP,
+    STDIN, Said, closing, said,
 };
 use super::scratch::{
     in_system_dirs, installed, read_capped, remove_all, scratch_base, tree_size, unused_uid,
 };
-use super::wait::{Waited, kill_group, wait};
+use super::wait::{GRACE, Waited, kill_group, wait};
 use super::{Collect, Job, Run, SandboxError, cgroup, copy, guard, launcher};
 
 /// The guard and everything runs share: scratch, run user, cgroups.
@@ -148,6 +149,16 @@ impl Sandbox {
         if self.stop.load(Ordering::SeqCst) {
             return Err(SandboxError::Interrupted);
         }
+        let (area, root) = self.place()?;
+        let result =
+            self.prepare(job, &area, &root, false).and_then(|config| self.run_in(job, &config, &area));
+        self.clear(&area, root);
+        result
+    }
+
+    /// A run's area and container root, fresh: `run-N` in the scratch, and
+    /// a root no run is using.
+    pub(super) fn place(&self) -> Result<(PathBuf, PathBuf), SandboxError> {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let area = self.scratch().join(format!("run-{number}"));
         let root = self.roots.lock().unwrap_or_else(PoisonError::into_inner).pop();
@@ -159,32 +170,54 @@ impl Sandbox {
             self.hand_over(&root).map_err(SandboxError::Start)?;
             root
         };
-        let result = self.run_in(job, &area, &root);
-        collect_in_flight();
-        remove_all(&area);
-        self.roots.lock().unwrap_or_else(PoisonError::into_inner).push(root);
-        result
+        Ok((area, root))
     }
 
-    fn run_in(&self, job: &Job, area: &Path, root: &Path) -> Result<Run, SandboxError> {
-        let config = self.prepare(job, area, root)?;
+    /// What is left of a run once it is over: its sockets in flight, its
+    /// area; its container root goes back for another run.
+    pub(super) fn clear(&self, area: &Path, root: PathBuf) {
+        collect_in_flight();
+        remove_all(area);
+        self.roots.lock().unwrap_or_else(PoisonError::into_inner).push(root);
+    }
+
+    /// Runs a job whose area is laid out (`config`, from
+    /// [`Sandbox::prepare`]) and waits for it.
+    pub(super) fn run_in(&self, job: &Job, config: &[u8], area: &Path) -> Result<Run, SandboxError> {
         let began = Instant::now();
         let over = match self.launchers.take(&job.limits) {
-            Some(launcher) => match self.by_launcher(launcher, job, &config, area, began) {
+            Some(launcher) => match self.by_launcher(launcher, job, config, area, began) {
                 Some(over) => over,
-                None => self.by_guard(job, &config, began)?,
+                None => self.by_guard(job, config, began)?,
             },
-            None => self.by_guard(job, &config, began)?,
+            None => self.by_guard(job, config, began)?,
         };
         Sandbox::finish(job, area, over)
     }
 
-    /// Lays out a run's area (its input files, the output directory) and
-    /// makes the guard's job.
-    fn prepare(&self, job: &Job, area: &Path, root: &Path) -> Result<Vec<u8>, SandboxError> {
+    /// Lays out a run's area (its input files, the output directory; for
+    /// a `live` run the FIFOs its streams go through) and makes the
+    /// guard's job.
+    pub(super) fn prepare(
+        &self,
+        job: &Job,
+        area: &Path,
+        root: &Path,
+        live: bool,
+    ) -> Result<Vec<u8>, SandboxError> {
         let start = SandboxError::Start;
         for dir in ["in/files", "out"] {
             fs::create_dir_all(area.join(dir)).map_err(start)?;
+        }
+        if live {
+            for fifo in [
+                area.join("in").join(LIVE_IN),
+                area.join("in").join(LIVE_END),
+                area.join("out").join(LIVE_OUT),
+            ] {
+                nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR)
+                    .map_err(|e| start(e.into()))?;
+            }
         }
         let mut input_bytes = 0;
         for (name, bytes) in &job.files {
@@ -204,6 +237,7 @@ impl Sandbox {
                 start: job.start.clone(),
                 files: job.files.iter().map(|(name, _)| name.clone()).collect(),
                 stdin: job.stdin.is_some(),
+                live,
                 collect: match &job.collect {
                     Collect::File(name) => Bring::File(name.clone()),
                     Collect::Tree(_) => Bring::Tree,
@@ -230,7 +264,7 @@ impl Sandbox {
         let (mut child, group) = self.start_guard(job, config)?;
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
-        let deadline = began + job.limits.wall;
+        let deadline = began + job.limits.wall + GRACE;
         let waited = wait(&mut child, &mut stdout, &mut report, deadline, &self.stop, |_| None);
         let wall = began.elapsed();
         // Killed with all that is left in its process group and cgroup,
@@ -272,7 +306,7 @@ impl Sandbox {
             Said::Reported => Some(Waited::Reported),
             Said::Closed => Some(Waited::Closed),
         };
-        let deadline = began + job.limits.wall;
+        let deadline = began + job.limits.wall + GRACE;
         let waited =
             wait(&mut launcher.process, &mut launcher.output, &mut report, deadline, &self.stop, until);
         let wall = began.elapsed();

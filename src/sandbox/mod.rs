@@ -29,6 +29,8 @@
 //!   handing the job to a launcher or a guard of its own.
 //! - `launcher`: the grader's side of launchers, kept ready in fresh
 //!   cgroups for run after run.
+//! - `live`: a run the grader talks with while it runs, a line at a time,
+//!   every read and write with a deadline (a [`Session`]).
 //! - `wait`: waiting for a guard, up to the wall-clock limit, and killing
 //!   what is left of it.
 //! - `finish`: reading what came back (the report, the cgroup, the answer
@@ -59,6 +61,7 @@ mod host;
 mod in_flight;
 mod job;
 mod launcher;
+mod live;
 mod probe;
 mod protocol;
 mod scratch;
@@ -69,6 +72,7 @@ pub use crate::outcome::{Ending, Gaps, Limits, Outcome, Run};
 pub use guard::guard_main;
 pub use host::Sandbox;
 pub use job::{Collect, Job, PATH, SandboxError};
+pub use live::{Session, Silence};
 pub use probe::{Protection, Protections};
 pub use protocol::{GUARD_ARG, INIT_ARG, LAUNCH_ARG};
 pub use scratch::{read_capped, remove_all};

@@ -29,6 +29,15 @@ pub const LAUNCH_ARG: &str = "__sandbox-launcher";
 pub(super) const FILES: &str = "files";
 /// The run's standard input, in its area's input directory.
 pub(super) const STDIN: &str = "stdin";
+/// A live run's standard input, a FIFO in its area's input directory: the
+/// grader holds its writing end.
+pub(super) const LIVE_IN: &str = "live-in";
+/// A live run's standard output, a FIFO in its area's output directory:
+/// the grader holds its reading end.
+pub(super) const LIVE_OUT: &str = "live-out";
+/// A FIFO in a live run's input directory that the grader writes to, or
+/// closes, when it is done with the run: the guard then ends the program.
+pub(super) const LIVE_END: &str = "live-end";
 /// What process 1 of a launcher's run wrote on standard error, in its area.
 pub(super) const GUARD_ERRORS: &str = "guard.err";
 
@@ -62,6 +71,9 @@ pub(super) struct Plan {
     pub(super) start: Option<PathBuf>,
     pub(super) files: Vec<String>,
     pub(super) stdin: bool,
+    /// The program's standard input and output are the live FIFOs
+    /// ([`LIVE_IN`], [`LIVE_OUT`]), and [`LIVE_END`] ends it.
+    pub(super) live: bool,
     pub(super) collect: Bring,
     pub(super) limits: Limits,
     pub(super) env: Vec<(String, String)>,
@@ -94,6 +106,10 @@ pub(super) enum Line {
         full: bool,
         /// Why there is no answer, when one was asked for.
         answer: Option<String>,
+        /// The guard killed the program at its wall-clock limit (what it
+        /// wrote until then is handed out all the same).
+        #[serde(default)]
+        timed_out: bool,
     },
     /// It could not go on.
     Failed(String),

@@ -9,6 +9,12 @@ use std::time::{Duration, Instant};
 
 use super::protocol::REPORT_CAP;
 
+/// How long past a run's wall-clock limit the grader waits for its guard:
+/// the guard kills the program at the limit itself and hands out what it
+/// wrote (a console judged by its game is judged on it), which takes a
+/// moment; a guard that has not reported by then is killed with its run.
+pub(super) const GRACE: Duration = Duration::from_secs(2);
+
 /// How waiting for a guard ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Waited {

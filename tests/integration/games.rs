@@ -223,3 +223,39 @@ fn who_plays_is_refused_where_the_profile_asks_itself() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A program that sleeps at the end of a script that stops mid-game is
+/// stopped at the time limit, and still judged on what it showed: the
+/// guard kills it there itself and hands out its output (which the grader
+/// used to lose with the run).
+#[test]
+fn a_program_stopped_at_the_time_limit_after_its_script_is_still_judged_by_its_game() {
+    let out = crate::util::kept_dir();
+    let class = fs::canonicalize(fixture("uri-class")).unwrap();
+    let student = out.path().join("gus-sleeps");
+    let tests = out.path().join("tests");
+    fs::create_dir_all(&student).unwrap();
+    fs::create_dir_all(&tests).unwrap();
+    let base = fs::read_to_string(class.join("base.py")).unwrap();
+    let sleeper = "\nimport time\n\
+                   # At the end of its input it waits for more, for ever.\n\
+                   def read_move():\n    c = sys.stdin.read(1)\n    while not c:\n        time.sleep(3600)\n\
+                   \x20   sys.stdin.read(1)\n    return ord(c) - ord(\"1\")\n";
+    let program = base + sleeper + "\nmain()\n";
+    fs::write(student.join("ttt.py"), program).unwrap();
+    fs::copy(class.join("tests/cut-short.stdin"), tests.join("cut-short.stdin")).unwrap();
+    let report = out.path().join("report");
+    let run = referee()
+        .args(["grade", "--profile", "uri", "--time", "1", "--tests"])
+        .arg(&tests)
+        .arg("--report")
+        .arg(&report)
+        .arg(&student)
+        .output()
+        .unwrap();
+    let results: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let test = &results["submissions"][0]["tests"][0];
+    assert_eq!(test["verdict"], "pass", "{test:#}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(test["detail"], "its game is one the assignment allows, as far as the script goes");
+}

@@ -541,7 +541,7 @@ fn a_grader_killed_mid_run_leaves_no_student_process_and_no_half_report() {
 
 /// A sandbox for the tests of the library's own side, with the guard
 /// built beside the tests, and a job that runs `script` with `sh`.
-fn library_sandbox(script: &str) -> (ttt_referee::sandbox::Sandbox, ttt_referee::sandbox::Job) {
+pub(crate) fn library_sandbox(script: &str) -> (ttt_referee::sandbox::Sandbox, ttt_referee::sandbox::Job) {
     use ttt_referee::sandbox::{Collect, Job, Limits, Sandbox};
     let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
     let build = sandbox.scratch().join("build");
@@ -598,10 +598,10 @@ fn ready_launcher(sandbox: &ttt_referee::sandbox::Sandbox) -> u32 {
 
 /// A launcher serves run after run, from any of the grader's threads: it
 /// outlives the thread that first needed it (its parent-death signal is
-/// tied to the thread that started it), and a run killed at its time
-/// limit takes its launcher with it, the next run getting a new one.
+/// tied to the thread that started it), and a run its guard killed at
+/// its time limit leaves nothing behind, its launcher serving on.
 #[test]
-fn launchers_serve_run_after_run_and_die_with_a_run_killed_at_its_limit() {
+fn launchers_serve_run_after_run_even_after_a_run_killed_at_its_limit() {
     use ttt_referee::sandbox::Ending;
     let (sandbox, mut job) = library_sandbox("exit 3");
     std::thread::scope(|scope| {
@@ -620,11 +620,12 @@ fn launchers_serve_run_after_run_and_die_with_a_run_killed_at_its_limit() {
     let mut used = sandbox.launcher_ids();
     let run = sandbox.run(&job).unwrap();
     assert_eq!(run.outcome.ending, Ending::TimedOut);
-    let killed = used.pop().unwrap();
-    assert!(eventually(|| !is_launcher(killed)), "the launcher of a run killed at its limit lives on");
+    let timed = used.pop().unwrap();
     assert!(!alive("ttt-gone-test"), "the program outlived its run");
+    assert!(is_launcher(timed), "the launcher of a run its guard stopped at the limit died");
     job.argv = ["/bin/sh", "-c", "exit 3"].map(str::to_owned).to_vec();
     assert_eq!(sandbox.run(&job).unwrap().outcome.ending, Ending::Exited(3));
+    assert!(eventually(|| sandbox.launcher_ids().contains(&timed)), "the launcher was not used again");
 }
 
 /// Descriptors a run left in flight (passed over a unix socket, in a cycle

@@ -52,7 +52,7 @@ mod setup;
 pub(super) use setup::{MEMLOCK, MSGQUEUE, SIGPENDING, UMASK};
 use setup::{
     SetupError, become_undumpable, build_landlock, confine, contain, fill_run_directory, fix_umask,
-    make_streams, mark_started, open_input, set_limits, shed_privileges,
+    make_streams, mark_started, open_input, open_live, set_limits, shed_privileges,
 };
 
 /// A small tmpfs holding the grader's directories inside the container,
@@ -383,6 +383,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     let run = fill_run_directory(config, places)?;
     let stdin = open_input(config, places)?;
     let streams = make_streams(places)?;
+    let live = open_live(config, places)?;
     let ruleset = build_landlock(places, &output, &config.hide);
     if places.contained {
         contain(config)?;
@@ -393,8 +394,12 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     report(out, &confined);
 
     // The supervision: the program, what it left, what it gave back.
-    let (status, watched) =
-        run_program(&config.job, places, &run, stdin, streams.program, streams.complaints)?;
+    let (program, end) = match live {
+        Some(live) => ((live.output, streams.program.1), Some(live.end)),
+        None => (streams.program, None),
+    };
+    let (status, timed_out, watched) =
+        run_program(&config.job, places, &run, stdin, program, streams.complaints, end.as_ref())?;
     let (used_after, full) = measure_box(places, watched);
     if places.contained {
         end_the_rest();
@@ -415,16 +420,21 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
             written: used_after.saturating_sub(used_before),
             full,
             answer,
+            timed_out,
         },
     );
     Ok(())
 }
 
 /// Supervision: starts the program in the run directory with only its
-/// three standard streams and the job's environment, and waits for it;
-/// with the container, a [`Watch`] on the box runs meanwhile. A program
-/// that cannot be started counts as one that exited with 127, as a shell
-/// says; its standard error says why.
+/// three standard streams and the job's environment, and waits for it, at
+/// most its wall-clock limit (then it is killed, and the run reported as
+/// timed out: what it wrote so far is handed out all the same, so a
+/// console judged by its game is judged on it); with the container, a
+/// [`Watch`] on the box runs meanwhile. A live run is also ended when the
+/// grader writes to or closes `end`. A program that cannot be started
+/// counts as one that exited with 127, as a shell says; its standard error
+/// says why.
 fn run_program(
     job: &Plan,
     places: &Places,
@@ -432,7 +442,8 @@ fn run_program(
     stdin: Stdio,
     (stdout, stderr): (File, File),
     mut complaints: File,
-) -> Result<(ExitStatus, Option<Watch>), SuperviseError> {
+    end: Option<&File>,
+) -> Result<(ExitStatus, bool, Option<Watch>), SuperviseError> {
     let Some((program, rest)) = job.argv.split_first() else { return Err(SuperviseError::NoProgram) };
     let mut command = Command::new(program);
     command
@@ -452,14 +463,65 @@ fn run_program(
     // group end with the run.
     let watch = places.contained.then(|| Watch::start(places.boxed.clone()));
     let child = command.spawn();
-    let status = match child {
-        Ok(mut child) => child.wait().map_err(SuperviseError::Wait)?,
+    // The command holds the guard's copies of the program's streams: they
+    // go now, so that a live run's output closes when the program closes
+    // it, not when the guard is done.
+    drop(command);
+    let (status, timed_out) = match child {
+        Ok(mut child) => wait_within(&mut child, job.limits.wall, end).map_err(SuperviseError::Wait)?,
         Err(e) => {
             let _ = writeln!(complaints, "cannot run `{program}`: {e}");
-            ExitStatus::from_raw(127 << 8)
+            (ExitStatus::from_raw(127 << 8), false)
         }
     };
-    Ok((status, watch))
+    Ok((status, timed_out, watch))
+}
+
+/// Supervision: waits for the program at most `wall` from now, through a
+/// pidfd (no polling, and no signal to a reused process id); kills it when
+/// the time is up, or when `end` (a live run's) is written to or closed.
+/// Its status, and whether it was killed for time.
+fn wait_within(
+    child: &mut std::process::Child,
+    wall: std::time::Duration,
+    end: Option<&File>,
+) -> io::Result<(ExitStatus, bool)> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use std::time::{Duration, Instant};
+    let deadline = Instant::now() + wall;
+    let pidfd = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap_or(0))
+        .and_then(|pid| rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok());
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((status, false));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let ended = end.is_some_and(|end| {
+            let mut fds = [PollFd::new(end, PollFlags::IN)];
+            poll(&mut fds, Some(&Timespec { tv_sec: 0, tv_nsec: 0 })).is_ok_and(|n| n > 0)
+        });
+        if left.is_zero() || ended {
+            // Killing a child not yet waited for cannot reach another
+            // process: its id is still its own.
+            let _ = child.kill();
+            return Ok((child.wait()?, !ended));
+        }
+        // Without a pidfd (an old kernel), look every millisecond.
+        let slice = left.min(if pidfd.is_some() { Duration::from_secs(1) } else { Duration::from_millis(1) });
+        let timeout = Timespec::try_from(slice).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 1_000_000 });
+        let mut fds = Vec::with_capacity(2);
+        if let Some(fd) = &pidfd {
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        if let Some(end) = end {
+            fds.push(PollFd::new(end, PollFlags::IN));
+        }
+        if fds.is_empty() {
+            std::thread::sleep(slice);
+        } else {
+            let _ = poll(&mut fds, Some(&timeout));
+        }
+    }
 }
 
 /// Supervision: what the run wrote (the most the box held while the

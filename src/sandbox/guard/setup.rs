@@ -13,7 +13,7 @@ use std::process::Stdio;
 use rustix::fs::Mode;
 
 use super::{DEVICES, GRADER, INPUT, Named, OUTPUT, Places, START, SYSTEM, create_at, open_dir};
-use crate::sandbox::protocol::{Config, FILES, Line, STDIN};
+use crate::sandbox::protocol::{Config, FILES, LIVE_END, LIVE_IN, LIVE_OUT, Line, STDIN};
 use crate::sandbox::{copy, seccomp};
 
 /// Why a run could not be set up: one variant for each way a step of
@@ -52,6 +52,9 @@ pub(super) enum SetupError {
     /// [`make_streams`]: a stream's file or directory in the box.
     #[error("{}: {source}", .path.display())]
     Stream { path: PathBuf, source: io::Error },
+    /// [`open_input`], [`open_live`]: a live run's FIFOs.
+    #[error("the live streams: {0}")]
+    Live(io::Error),
     /// [`make_streams`]: the guard's own copy of the error stream.
     #[error("{0}")]
     Complaints(io::Error),
@@ -146,11 +149,48 @@ pub(super) fn fill_run_directory(config: &Config, places: &Places) -> Result<Pat
 /// Set-up: opens the program's standard input (`/dev/null` if the job has
 /// none). Before [`contain`], which unmounts the grader's input directory.
 pub(super) fn open_input(config: &Config, places: &Places) -> Result<Stdio, SetupError> {
-    if config.job.stdin {
+    if config.job.live {
+        let live = OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NOFOLLOW)
+            .open(places.input.join(LIVE_IN))
+            .map_err(SetupError::Live)?;
+        Ok(Stdio::from(live))
+    } else if config.job.stdin {
         Ok(Stdio::from(File::open(places.input.join(STDIN)).map_err(SetupError::Input)?))
     } else {
         Ok(Stdio::null())
     }
+}
+
+/// A live run's ends, opened by [`open_live`].
+pub(super) struct Live {
+    /// The program's standard output: the FIFO the grader reads.
+    pub(super) output: File,
+    /// The FIFO the grader writes to, or closes, to end the program.
+    pub(super) end: File,
+}
+
+/// Set-up, for a live run only: opens the FIFOs the grader talks to the
+/// program through (its input was opened by [`open_input`]). The grader
+/// holds their other ends already, so neither open waits. Before
+/// [`contain`], which unmounts the directories they are in, and before the
+/// limits, as [`make_streams`] is.
+pub(super) fn open_live(config: &Config, places: &Places) -> Result<Option<Live>, SetupError> {
+    if !config.job.live {
+        return Ok(None);
+    }
+    let output = OpenOptions::new()
+        .write(true)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(places.output.join(LIVE_OUT))
+        .map_err(SetupError::Live)?;
+    let end = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(places.input.join(LIVE_END))
+        .map_err(SetupError::Live)?;
+    Ok(Some(Live { output, end }))
 }
 
 /// The program's standard output and error, open in the box with no name.
