@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ttt_referee::sandbox::{Ending, Sandbox, Session, Silence};
+use ttt_referee::sandbox::{Ending, Session, Silence};
 
 use crate::sandbox::library_sandbox;
 
