@@ -58,7 +58,7 @@ pub(in crate::grade) type Tell<'a> = dyn Fn(&TestResult) + Sync + 'a;
 /// gives what the plan requires.
 pub struct Grader {
     pub(in crate::grade) plan: Plan,
-    pub(in crate::grade) sandbox: Sandbox,
+    pub(in crate::grade) sandbox: Arc<Sandbox>,
     pub(in crate::grade) protections: Protections,
     /// Faults a test injected ([`Grader::inject_faults`]).
     pub(in crate::grade) faults: Option<Faults>,
@@ -81,7 +81,7 @@ impl Grader {
         if plan.require_sandbox && !protections.complete() {
             return Err(GradeError::Unprotected(protections));
         }
-        Ok(Grader { plan, sandbox, protections, faults: None })
+        Ok(Grader { plan, sandbox: Arc::new(sandbox), protections, faults: None })
     }
 
     /// The plan this grades by.
@@ -296,7 +296,43 @@ impl Grader {
         area: &Path,
         progress: &Tell<'_>,
     ) -> Result<SubmissionResult, Halt> {
-        let name = name.to_owned();
+        let ready = match self.make_ready(program, name, source, area)? {
+            Ok(ready) => ready,
+            Err(not) => {
+                return Ok(self.not_run(name.to_owned(), not.language, not.log, &not.detail, progress));
+            }
+        };
+        let warnings = program.warnings.then(|| warnings_test(ready.build_log.as_deref()));
+        if let Some(test) = &warnings {
+            progress(test);
+        }
+        // Collecting into a Result stops handing out tests once the grading
+        // was stopped.
+        let target = Target { program, start: &ready.start, run: &ready.run };
+        let tests: Vec<TestResult> = program
+            .tests
+            .par_iter()
+            .map(|test| {
+                let result = self.grade_test(target, test);
+                if let Ok(test) = &result {
+                    progress(test);
+                }
+                result
+            })
+            .collect::<Result<_, Stopped>>()?;
+        let tests = warnings.into_iter().chain(tests).collect();
+        Ok(SubmissionResult::graded(name.to_owned(), ready.language, ready.build_log, tests))
+    }
+
+    /// The submission copied to `source` (in `area`), its language found
+    /// and built once: ready to run, or why not.
+    fn make_ready(
+        &self,
+        program: &Program,
+        name: &str,
+        source: PathBuf,
+        area: &Path,
+    ) -> Result<Result<Ready, NotReady>, Halt> {
         let commands = match &program.programs {
             Programs::Given { build, run } => {
                 Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
@@ -304,7 +340,11 @@ impl Grader {
             Programs::Detected(languages) => match languages.detect(&source, self.plan.limits.memory) {
                 Ok(commands) => commands,
                 Err(why) => {
-                    return Ok(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress));
+                    return Ok(Err(NotReady {
+                        language: "unknown".to_owned(),
+                        log: why.clone(),
+                        detail: why,
+                    }));
                 }
             },
         };
@@ -314,36 +354,29 @@ impl Grader {
         let clear = |dir: &Path| -> Result<(), Halt> {
             if program.io.answers_in_a_file() {
                 let (input, output) = program.io.names();
-                self.clear_answer(&name, dir, output, area)?;
-                self.clear_answer(&name, dir, input, area)?;
+                self.clear_answer(name, dir, output, area)?;
+                self.clear_answer(name, dir, input, area)?;
             }
             Ok(())
         };
         clear(&source)?;
-        self.hand_over(&name, area, area)?;
+        self.hand_over(name, area, area)?;
 
         let mut start = source.clone();
         let mut build_log = None;
         if let Some(command) = &commands.build {
             match self.build(area, source, command)? {
                 Build::Failed { log } => {
-                    return Ok(self.not_run(name, language, log, "the build failed", progress));
+                    return Ok(Err(NotReady { language, log, detail: "the build failed".to_owned() }));
                 }
                 Build::Built { dir: built, log } => {
                     build_log = Some(log);
                     clear(&built)?;
                     start = built;
-                    self.hand_over(&name, &start, area)?;
+                    self.hand_over(name, &start, area)?;
                 }
             }
         }
-
-        let warnings = program.warnings.then(|| warnings_test(build_log.as_deref()));
-        if let Some(test) = &warnings {
-            progress(test);
-        }
-        // Collecting into a Result stops handing out tests once the grading
-        // was stopped.
         // A console program found from its files is started as its handout
         // starts it (seeds/002's starter plays its AI when given one
         // argument); a given --run is used as written.
@@ -358,21 +391,28 @@ impl Grader {
             }
             _ => commands.run.clone(),
         };
-        let target = Target { program, start: &start, run: &run };
-        let tests: Vec<TestResult> = program
-            .tests
-            .par_iter()
-            .map(|test| {
-                let result = self.grade_test(target, test);
-                if let Ok(test) = &result {
-                    progress(test);
-                }
-                result
-            })
-            .collect::<Result<_, Stopped>>()?;
-        let tests = warnings.into_iter().chain(tests).collect();
-        Ok(SubmissionResult::graded(name, language, build_log, tests))
+        Ok(Ok(Ready { language, start, run, build_log }))
     }
+}
+
+/// A submission built and ready to run.
+#[derive(Clone, Debug)]
+pub(in crate::grade) struct Ready {
+    /// Its language, as found (or `given`).
+    pub(in crate::grade) language: String,
+    /// The build (or the copy, with no build): each run starts as it.
+    pub(in crate::grade) start: PathBuf,
+    /// The run command.
+    pub(in crate::grade) run: String,
+    /// The build's log, when there was a build.
+    pub(in crate::grade) build_log: Option<String>,
+}
+
+/// Why a submission could not be made ready: every test fails with it.
+struct NotReady {
+    language: String,
+    log: String,
+    detail: String,
 }
 
 /// The most of a reason every test of a submission not run repeats.
