@@ -238,7 +238,21 @@ impl Grader {
         area: &Path,
         progress: &Tell<'_>,
     ) -> Result<SubmissionResult, Halt> {
-        let plan = &self.plan;
+        let source = match self.copy_in(submission, name, area)? {
+            Ok(source) => source,
+            Err(why) => {
+                return Ok(self.not_run(name.to_owned(), "unknown".to_owned(), why.clone(), &why, progress));
+            }
+        };
+        match &self.plan.mode {
+            Mode::Program(program) => self.grade_program(program, name, source, area, progress),
+            Mode::Calls(calls) => self.grade_calls(name, &source, area, *calls, progress),
+        }
+    }
+
+    /// Copies `submission` into `area`'s `source`: the copy, or why the
+    /// submission was refused.
+    fn copy_in(&self, submission: &Path, name: &str, area: &Path) -> Result<Result<PathBuf, String>, Halt> {
         let source = area.join("source");
         self.check(Step::Copy, name)
             .and_then(|()| fs::create_dir_all(&source))
@@ -249,13 +263,50 @@ impl Grader {
             use std::os::unix::fs::MetadataExt;
             m.uid()
         });
-        if let Err(e) = copy::copy_tree(submission, &source, plan.copy_caps, owner) {
-            let why = format!("the submission was refused: {e}");
-            return Ok(self.not_run(name.to_owned(), "unknown".to_owned(), why.clone(), &why, progress));
+        Ok(match copy::copy_tree(submission, &source, self.plan.copy_caps, owner) {
+            Ok(_) => Ok(source),
+            Err(e) => Err(format!("the submission was refused: {e}")),
+        })
+    }
+
+    /// `submission` copied, its course's provided files placed, its
+    /// language found and built, as a grading does, for a caller that runs
+    /// it itself (a bot in a match): where its runs start and how, or why it
+    /// cannot run (with a failed build's log). Only for a plan of whole
+    /// programs ([`Mode::Program`]).
+    ///
+    /// # Errors
+    /// Why the submission cannot run: refused, no language found, its build
+    /// failed, a step of the grader's failed, or the grading was stopped.
+    pub fn prepare(&self, submission: &Path) -> Result<Prepared, String> {
+        let Mode::Program(program) = &self.plan.mode else {
+            return Err("only whole programs can be prepared to run".to_owned());
+        };
+        let name = submission_name(submission);
+        let area = tempfile::Builder::new()
+            .prefix("prepared-")
+            .tempdir_in(self.sandbox.scratch())
+            .map_err(|e| format!("the grader failed to make room for it: {e}"))?
+            .keep();
+        let halted = |halt: Halt| match halt {
+            Halt::Failed(why) => why,
+            Halt::Stopped => "interrupted".to_owned(),
+        };
+        let source = self.copy_in(submission, &name, &area).map_err(halted)??;
+        if let Some(provided) = &program.provided {
+            self.place_provided(&name, provided, &source, &area).map_err(|Failed(why)| why)?;
         }
-        match &plan.mode {
-            Mode::Program(program) => self.grade_program(program, name, source, area, progress),
-            Mode::Calls(calls) => self.grade_calls(name, &source, area, *calls, progress),
+        match self.make_ready(program, &name, source, &area).map_err(halted)? {
+            Ok(ready) => Ok(Prepared {
+                name,
+                language: ready.language,
+                start: ready.start,
+                argv: shell_words::split(&ready.run).map_err(|e| format!("its run command `{}`: {e}", ready.run))?,
+                sandbox: Arc::clone(&self.sandbox),
+                limits: self.plan.limits,
+            }),
+            Err(not) if not.detail == not.log => Err(not.detail),
+            Err(not) => Err(format!("{}:\n{}", not.detail, not.log.trim_end())),
         }
     }
 
@@ -406,6 +457,23 @@ pub(in crate::grade) struct Ready {
     pub(in crate::grade) run: String,
     /// The build's log, when there was a build.
     pub(in crate::grade) build_log: Option<String>,
+}
+
+/// A submission built and ready for its caller to run ([`Grader::prepare`]).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// Its name (its directory's).
+    pub name: String,
+    /// Its language, as found.
+    pub language: String,
+    /// Where each of its runs starts: its build, or its copy.
+    pub start: PathBuf,
+    /// The command that runs it.
+    pub argv: Vec<String>,
+    /// The sandbox it runs in.
+    pub sandbox: Arc<Sandbox>,
+    /// The limits of each run (the plan's).
+    pub limits: sandbox::Limits,
 }
 
 /// Why a submission could not be made ready: every test fails with it.

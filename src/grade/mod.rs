@@ -47,7 +47,7 @@ pub mod verdict;
 pub use self::build::BUILD_LOG_BYTES;
 pub use self::calls::{Api, CaseOptions};
 pub use self::class::{Class, ClassError, submission_name};
-pub use self::grader::{GradeError, Grader};
+pub use self::grader::{GradeError, Grader, Prepared};
 pub use self::intake::{Faults, Step};
 pub use self::language::{Commands, Languages};
 pub use self::plan::{
