@@ -77,15 +77,16 @@ fn read_report(
                 gaps.landlock = landlock;
                 gaps.seccomp = seccomp;
             }
-            Ok(Line::Ended { code, signal, cpu_us, max_rss_kb, written, full, answer: why }) => {
+            Ok(Line::Ended { code, signal, cpu_us, max_rss_kb, written, full, answer: why, timed_out }) => {
                 ended = true;
                 outcome.cpu = Duration::from_micros(cpu_us);
                 outcome.max_rss = max_rss_kb * 1024;
                 outcome.written = written;
                 outcome.disk_full = full;
-                outcome.ending = match (signal, code) {
-                    (Some(signal), _) => Ending::Signalled(signal),
-                    (None, code) => Ending::Exited(code.unwrap_or(-1)),
+                outcome.ending = match (timed_out, signal, code) {
+                    (true, _, _) => Ending::TimedOut,
+                    (false, Some(signal), _) => Ending::Signalled(signal),
+                    (false, None, code) => Ending::Exited(code.unwrap_or(-1)),
                 };
                 answer = why.map_or(Ok(()), Err);
             }

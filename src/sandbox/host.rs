@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::finish::{Over, settled};
 use super::in_flight::collect_in_flight;
@@ -23,6 +23,12 @@ use super::scratch::{
 };
 use super::wait::{Waited, kill_group, wait};
 use super::{Collect, Job, Run, SandboxError, cgroup, copy, guard, launcher};
+
+/// How long after a run's wall-clock limit the grader kills it itself:
+/// the guard stops the program at the limit and hands out its output
+/// (`guard::run_program`), and this is the time it has for that, for its
+/// own set-up before the program started and for the report.
+const GUARD_GRACE: Duration = Duration::from_secs(1);
 
 /// The guard and everything runs share: scratch, run user, cgroups.
 #[derive(Debug)]
@@ -230,7 +236,7 @@ impl Sandbox {
         let (mut child, group) = self.start_guard(job, config)?;
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
-        let deadline = began + job.limits.wall;
+        let deadline = began + job.limits.wall + GUARD_GRACE;
         let waited = wait(&mut child, &mut stdout, &mut report, deadline, &self.stop, |_| None);
         let wall = began.elapsed();
         // Killed with all that is left in its process group and cgroup,
@@ -272,7 +278,7 @@ impl Sandbox {
             Said::Reported => Some(Waited::Reported),
             Said::Closed => Some(Waited::Closed),
         };
-        let deadline = began + job.limits.wall;
+        let deadline = began + job.limits.wall + GUARD_GRACE;
         let waited =
             wait(&mut launcher.process, &mut launcher.output, &mut report, deadline, &self.stop, until);
         let wall = began.elapsed();

@@ -94,6 +94,10 @@ pub(super) enum Line {
         full: bool,
         /// Why there is no answer, when one was asked for.
         answer: Option<String>,
+        /// Whether the guard stopped the program at the wall-clock limit
+        /// (so that what it wrote so far is still handed out).
+        #[serde(default)]
+        timed_out: bool,
     },
     /// It could not go on.
     Failed(String),

@@ -142,6 +142,7 @@ fn the_uri_class_is_started_in_ai_mode_and_judged_by_its_game() {
         ("dan-diagonal", "ppppp"),
         ("eli-early-draw", "ppppp"),
         ("fin-cpp", "ppppp"),
+        ("gia-java", "ppppp"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
     assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
@@ -159,9 +160,10 @@ fn the_uri_class_is_started_in_ai_mode_and_judged_by_its_game() {
         (&json!("5\n"), &json!(1), &json!(5))
     );
     // The script ends mid-game; neither the TypeError of the Python port
-    // nor the C++ starter's endless loop (stopped at the output limit) at the
-    // end of the input is held against anyone.
-    for student in ["ana-starter", "fin-cpp"] {
+    // nor the endless loop of the C++ starter (stopped at the output limit)
+    // or of the Java port (slower to print: stopped at the time limit, its
+    // output still judged) at the end of the input is held against anyone.
+    for student in ["ana-starter", "fin-cpp", "gia-java"] {
         assert_eq!(
             detail(graded, student, "cut-short.stdin"),
             "its game is one the assignment allows, as far as the script goes"
@@ -179,6 +181,7 @@ fn two_person_games_are_graded_with_o_human_and_no_argument() {
         ("dan-diagonal", "pw"),
         ("eli-early-draw", "wp"),
         ("fin-cpp", "pp"),
+        ("gia-java", "pp"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
     assert_eq!(verdict_map(&graded), want, "{}", graded.stderr);

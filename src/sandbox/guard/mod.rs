@@ -393,7 +393,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     report(out, &confined);
 
     // The supervision: the program, what it left, what it gave back.
-    let (status, watched) =
+    let (status, watched, timed_out) =
         run_program(&config.job, places, &run, stdin, streams.program, streams.complaints)?;
     let (used_after, full) = measure_box(places, watched);
     if places.contained {
@@ -415,16 +415,24 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
             written: used_after.saturating_sub(used_before),
             full,
             answer,
+            timed_out,
         },
     );
     Ok(())
 }
 
 /// Supervision: starts the program in the run directory with only its
-/// three standard streams and the job's environment, and waits for it;
-/// with the container, a [`Watch`] on the box runs meanwhile. A program
-/// that cannot be started counts as one that exited with 127, as a shell
-/// says; its standard error says why.
+/// three standard streams and the job's environment, and waits for it, up
+/// to the job's wall-clock limit (then it is killed, and the last value
+/// says so); with the container, a [`Watch`] on the box runs meanwhile. A
+/// program that cannot be started counts as one that exited with 127, as a
+/// shell says; its standard error says why.
+///
+/// The guard keeps the time itself, rather than leaving it to the grader
+/// (which kills the whole run a little later, should the guard not report),
+/// so that a program stopped at the limit still has its output handed out:
+/// a console program that loops at the end of its script is judged by the
+/// game it showed before.
 fn run_program(
     job: &Plan,
     places: &Places,
@@ -432,7 +440,7 @@ fn run_program(
     stdin: Stdio,
     (stdout, stderr): (File, File),
     mut complaints: File,
-) -> Result<(ExitStatus, Option<Watch>), SuperviseError> {
+) -> Result<(ExitStatus, Option<Watch>, bool), SuperviseError> {
     let Some((program, rest)) = job.argv.split_first() else { return Err(SuperviseError::NoProgram) };
     let mut command = Command::new(program);
     command
@@ -452,14 +460,46 @@ fn run_program(
     // group end with the run.
     let watch = places.contained.then(|| Watch::start(places.boxed.clone()));
     let child = command.spawn();
-    let status = match child {
-        Ok(mut child) => child.wait().map_err(SuperviseError::Wait)?,
+    let (status, timed_out) = match child {
+        Ok(mut child) => {
+            let timed_out = !ends_within(&child, job.limits.wall);
+            if timed_out {
+                let _ = child.kill();
+            }
+            (child.wait().map_err(SuperviseError::Wait)?, timed_out)
+        }
         Err(e) => {
             let _ = writeln!(complaints, "cannot run `{program}`: {e}");
-            ExitStatus::from_raw(127 << 8)
+            (ExitStatus::from_raw(127 << 8), false)
         }
     };
-    Ok((status, watch))
+    Ok((status, watch, timed_out))
+}
+
+/// Whether `child` ends within `wall` (not yet reaped). Where no pidfd can
+/// be had (an old kernel), it is taken to: the wait is then the grader's,
+/// which kills the run at its limit.
+fn ends_within(child: &std::process::Child, wall: std::time::Duration) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::process::{Pid, PidfdFlags, pidfd_open};
+    let Some(pidfd) =
+        Pid::from_raw(child.id().cast_signed()).and_then(|p| pidfd_open(p, PidfdFlags::empty()).ok())
+    else {
+        return true;
+    };
+    let deadline = std::time::Instant::now() + wall;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let timeout = Timespec::try_from(left).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 1_000_000 });
+        let mut fds = [PollFd::new(&pidfd, PollFlags::IN)];
+        // Interrupted by a signal: poll again for the time left.
+        if poll(&mut fds, Some(&timeout)).is_ok_and(|n| n > 0) {
+            return true;
+        }
+    }
 }
 
 /// Supervision: what the run wrote (the most the box held while the
