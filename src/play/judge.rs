@@ -17,12 +17,14 @@
 //!   seed's), so every line is compared.
 //! - `extended`: every line but the draw line and the refusals the official
 //!   session does not show (a number to win out of range, a player token that
-//!   is not one character), which are accepted in any wording.
+//!   is not one character), which are accepted in any wording, in one line
+//!   or more, as long as none of those lines is one the session fixes.
 //! - `smalltalk`: no original program is public, so only the game is fixed:
 //!   the boards (each change of the board, in order) and the result, told by
 //!   a line naming the winner's mark and "win", or a tie, draw or cat's game.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::io::Write;
 use std::rc::Rc;
 
@@ -349,7 +351,12 @@ fn shown_move(
 /// number of lines (compared lines, for a policy that compares only some).
 fn aligned(policy: Lines, so_far: &[Line], shown: &[Line]) -> Option<usize> {
     match policy {
-        Lines::All | Lines::AllButFree => (so_far.len() <= shown.len()).then_some(so_far.len()),
+        Lines::All => (so_far.len() <= shown.len()).then_some(so_far.len()),
+        // A free line may take more than one of the program's lines.
+        Lines::AllButFree => match walk(policy, so_far, shown) {
+            Walk::Matched(at) => Some(at),
+            Walk::Departed(_) => (so_far.len() <= shown.len()).then_some(so_far.len()),
+        },
         Lines::BoardsAndResult => {
             // The boards shown so far, counted as changes of the board.
             let count = distinct(&boards(so_far, 3, 3)).len();
@@ -400,6 +407,82 @@ fn result(line: &str) -> Option<String> {
     None
 }
 
+/// How far a program's lines answer a session's ([`walk`]).
+enum Walk {
+    /// Every line of the session is answered; the program's next line is
+    /// at this index.
+    Matched(usize),
+    /// The program's lines depart from the session's.
+    Departed(Departure),
+}
+
+/// Walks the program's lines `shown` along the session's `expected` for
+/// [`Lines::All`] and [`Lines::AllButFree`]: each fixed line must be the
+/// program's next line. Under [`Lines::AllButFree`] a run of free lines is
+/// answered by one or more of the program's lines in any words, so a draw
+/// line or a refusal may take two lines, but none of them may be a line
+/// the session fixes ([`fixed_in_extended`]): a free line can be neither
+/// left out nor stand for another result (`Player O wins!` where the game
+/// is a draw).
+fn walk(policy: Lines, expected: &[Line], shown: &[Line]) -> Walk {
+    let wrong = |why: String| Walk::Departed(Departure { kind: DepartureKind::Wrong, why });
+    let short = |why: String| Walk::Departed(Departure { kind: DepartureKind::Short, why });
+    let free = |line: &Line| policy == Lines::AllButFree && free_in_extended(&line.text);
+    let fixed: HashSet<&str> = expected.iter().filter(|l| !free(l)).map(|l| l.text.as_str()).collect();
+    let (mut i, mut at) = (0, 0);
+    while let Some(want) = expected.get(i) {
+        if free(want) {
+            let next = expected[i..].iter().position(|l| !free(l)).map_or(expected.len(), |n| i + n);
+            let start = at;
+            while let Some(got) = shown.get(at) {
+                let ends = expected.get(next).is_some_and(|n| n.text == got.text);
+                if ends || fixed_in_extended(&got.text, &fixed) {
+                    break;
+                }
+                at += 1;
+            }
+            if at == start {
+                let Some(got) = shown.get(at) else {
+                    return short(format!("its output ends before `{}`", want.text));
+                };
+                return wrong(format!(
+                    "line {}: expected `{}` or other words for it, found `{}`",
+                    got.number,
+                    want.text,
+                    text::line(&got.text)
+                ));
+            }
+            i = next;
+            continue;
+        }
+        let Some(got) = shown.get(at) else {
+            return short(format!("its output ends before `{}`", want.text));
+        };
+        // The last line, cut off where the output stopped.
+        if at + 1 == shown.len() && got.text != want.text && want.text.starts_with(&got.text) {
+            return short(format!("its output ends in the middle of `{}`", want.text));
+        }
+        if got.text != want.text {
+            return wrong(format!(
+                "line {}: expected `{}`, found `{}`",
+                got.number,
+                want.text,
+                text::line(&got.text)
+            ));
+        }
+        i += 1;
+        at += 1;
+    }
+    Walk::Matched(at)
+}
+
+/// Whether a program's line is one an `extended` session fixes, so that it
+/// cannot answer a free line: a line of the session's own (`fixed`), a line
+/// of a board's table, or a win announcement for any player.
+fn fixed_in_extended(line: &str, fixed: &HashSet<&str>) -> bool {
+    fixed.contains(line) || line.contains('|') || (line.starts_with("Player ") && line.ends_with(" wins!"))
+}
+
 /// The first place `shown` departs from `expected`, compared as `policy`
 /// says; `None` if it never does. Lines after the session's end are held
 /// against the program only when the game was played to its end.
@@ -407,34 +490,17 @@ fn compare(policy: Lines, expected: &[Line], shown: &[Line], finished: bool) -> 
     let wrong = |why: String| Some(Departure { kind: DepartureKind::Wrong, why });
     let short = |why: String| Some(Departure { kind: DepartureKind::Short, why });
     match policy {
-        Lines::All | Lines::AllButFree => {
-            for (i, want) in expected.iter().enumerate() {
-                let Some(got) = shown.get(i) else {
-                    return short(format!("its output ends before `{}`", want.text));
-                };
-                let free = policy == Lines::AllButFree && free_in_extended(&want.text);
-                // The last line, cut off where the output stopped.
-                if i + 1 == shown.len() && got.text != want.text && want.text.starts_with(&got.text) {
-                    return short(format!("its output ends in the middle of `{}`", want.text));
-                }
-                if !free && got.text != want.text {
-                    return wrong(format!(
-                        "line {}: expected `{}`, found `{}`",
-                        got.number,
-                        want.text,
-                        text::line(&got.text)
-                    ));
-                }
-            }
-            match shown.get(expected.len()) {
+        Lines::All | Lines::AllButFree => match walk(policy, expected, shown) {
+            Walk::Departed(departure) => Some(departure),
+            Walk::Matched(next) => match shown.get(next) {
                 Some(extra) if finished => wrong(format!(
                     "line {}: `{}` after the game ended",
                     extra.number,
                     text::line(&extra.text)
                 )),
                 _ => None,
-            }
-        }
+            },
+        },
         Lines::BoardsAndResult => {
             let want = distinct(&boards(expected, 3, 3));
             let got = distinct(&boards(shown, 3, 3));
@@ -607,6 +673,52 @@ mod tests {
         assert!(correct.contains("It's a draw!"), "{correct}");
         let theirs = correct.replace("It's a draw!", "Tie game - nobody wins.");
         assert_eq!(verdict(Profile::Extended, script, &theirs), None);
+    }
+
+    /// A draw, with the number to win refused twice on the way.
+    const EXTENDED_DRAW: &str =
+        "2\nx\no\n3\n3\n2\n4\n3\nF\n0\n0\n0\n1\n0\n2\n1\n1\n1\n0\n1\n2\n2\n1\n2\n0\n2\n2\nn\n";
+
+    #[test]
+    fn extended_free_lines_may_take_two_lines_of_their_own() {
+        let correct = session_of(Profile::Extended, 0, EXTENDED_DRAW);
+        assert!(correct.contains("It's a draw!\n"), "{correct}");
+        let theirs =
+            correct.replace("It's a draw!", "Cat's game!\nThe board is full and nobody won.").replace(
+                "The number to win cannot exceed 3",
+                "Too many: on this board\nat most 3 in a row can win",
+            );
+        assert_eq!(verdict(Profile::Extended, EXTENDED_DRAW, &theirs), None, "{theirs}");
+    }
+
+    #[test]
+    fn extended_free_lines_cannot_be_left_out_or_tell_another_result() {
+        // Found with a Java student who announced the last mover's win on a
+        // full board: the draw line was free, so any line passed for it.
+        let correct = session_of(Profile::Extended, 0, EXTENDED_DRAW);
+        let lying = correct.replace("It's a draw!", "Player X wins!");
+        let departure = verdict(Profile::Extended, EXTENDED_DRAW, &lying).unwrap();
+        assert_eq!(departure.kind, DepartureKind::Wrong);
+        assert!(
+            departure
+                .why
+                .ends_with(": expected `It's a draw!` or other words for it, found `Player X wins!`"),
+            "{}",
+            departure.why
+        );
+        let silent = correct.replace("It's a draw!\n", "");
+        let why = verdict(Profile::Extended, EXTENDED_DRAW, &silent).unwrap().why;
+        assert!(why.ends_with(": expected `It's a draw!` or other words for it, found `0| 1| 2|`"), "{why}");
+        // A refusal left out: the prompt comes again with no word of why.
+        let unexplained = correct.replace("The number to win cannot be lower than 3\n", "");
+        let why = verdict(Profile::Extended, EXTENDED_DRAW, &unexplained).unwrap().why;
+        assert!(
+            why.ends_with(
+                ": expected `The number to win cannot be lower than 3` or other words for it, \
+                 found `How many in a row to win?`"
+            ),
+            "{why}"
+        );
     }
 
     #[test]

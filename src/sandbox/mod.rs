@@ -8,8 +8,9 @@
 //!   [`Sandbox::run`] lays out one run's files, hands the job to a launcher
 //!   (the guard's first stage, kept for run after run and sitting in the
 //!   run's cgroup), or where containers cannot be made starts a guard for
-//!   the run, kills the run at its wall-clock limit, and reads what came
-//!   back.
+//!   the run, and reads what came back. The guard stops the program at the
+//!   run's wall-clock limit and still hands out what it wrote; the grader
+//!   kills the whole run a moment later if the guard has not reported.
 //! - **the guard's side**: the launcher or a run's own guard, the container
 //!   (`hakoniwa`), process 1 inside it, and the program.
 //! - **between them**: the stage arguments, the job as JSON, the run's file

@@ -142,6 +142,7 @@ fn the_uri_class_is_started_in_ai_mode_and_judged_by_its_game() {
         ("dan-diagonal", "ppppp"),
         ("eli-early-draw", "ppppp"),
         ("fin-cpp", "ppppp"),
+        ("gia-java", "ppppp"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
     assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
@@ -159,9 +160,10 @@ fn the_uri_class_is_started_in_ai_mode_and_judged_by_its_game() {
         (&json!("5\n"), &json!(1), &json!(5))
     );
     // The script ends mid-game; neither the TypeError of the Python port
-    // nor the C++ starter's endless loop (stopped at the output limit) at the
-    // end of the input is held against anyone.
-    for student in ["ana-starter", "fin-cpp"] {
+    // nor the endless loop of the C++ starter (stopped at the output limit)
+    // or of the Java port (slower to print: stopped at the time limit, its
+    // output still judged) at the end of the input is held against anyone.
+    for student in ["ana-starter", "fin-cpp", "gia-java"] {
         assert_eq!(
             detail(graded, student, "cut-short.stdin"),
             "its game is one the assignment allows, as far as the script goes"
@@ -179,6 +181,7 @@ fn two_person_games_are_graded_with_o_human_and_no_argument() {
         ("dan-diagonal", "pw"),
         ("eli-early-draw", "wp"),
         ("fin-cpp", "pp"),
+        ("gia-java", "pp"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
     assert_eq!(verdict_map(&graded), want, "{}", graded.stderr);
@@ -190,6 +193,58 @@ fn two_person_games_are_graded_with_o_human_and_no_argument() {
         detail(&graded, "eli-early-draw", "draw.stdin"),
         "line 103: expected `Player 1 make your move:`, found `It's a draw!`"
     );
+}
+
+fn extended() -> &'static (Graded, tempfile::TempDir) {
+    static GRADED: OnceLock<(Graded, tempfile::TempDir)> = OnceLock::new();
+    GRADED.get_or_init(|| grade_class("extended", "tests", &["--profile", "extended"]))
+}
+
+#[test]
+fn the_extended_class_in_java_is_judged_by_the_game_each_student_plays() {
+    let (graded, _) = extended();
+    let want = [
+        ("ava-official", "pppppppp"),
+        ("ben-blank-lines", "pppppppp"),
+        ("cora-own-words", "pppppppp"),
+        ("dev-last-column", "ppwpwwwp"),
+        ("eli-early-draw", "ppwppwpp"),
+        ("fay-crash", "pcpppppp"),
+        ("gus-cpp", "pppppppp"),
+        ("hal-py", "wppwppwp"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
+    assert_eq!(graded.status, Some(1));
+    // The grader built the Java itself and found the class holding main.
+    let language = &graded.results["submissions"][0]["language"];
+    assert_eq!(language, "Java (cpsc2150.extendedTicTacToe.GameScreen)");
+}
+
+#[test]
+fn each_planted_bug_in_the_extended_class_is_named_where_the_game_departs() {
+    let (graded, _) = extended();
+    // The last column refused: the board after `1 2` lacks the X.
+    assert_eq!(
+        detail(graded, "dev-last-column", "session-0001.stdin"),
+        "line 17: expected `1| | |X |`, found `1| | | |`"
+    );
+    assert_eq!(
+        detail(graded, "eli-early-draw", "last-square-win.stdin"),
+        "line 71: expected `Player X wins!`, found `It's a draw!`"
+    );
+    // The missed diagonal: the game goes on where O has won.
+    assert_eq!(
+        detail(graded, "hal-py", "anti-diagonal.stdin"),
+        "line 80: expected `Player O wins!`, found `0| 1| 2| 3| 4|`"
+    );
+    // A row that is no number: the handout asks again, fay's nextInt throws.
+    let fay = graded.names().iter().position(|n| n == "fay-crash").unwrap();
+    let bad = graded.tests(fay).iter().find(|t| t["test"] == "bad-square.stdin").unwrap();
+    assert_eq!(bad["verdict"], "crashed", "{bad:#}");
+    assert!(bad["stderr"].as_str().unwrap().contains("java.util.InputMismatchException"), "{bad:#}");
+    // Every script plays its games to their end: nothing to warn about.
+    assert!(!graded.stderr.contains("the script ends before its game does"), "{}", graded.stderr);
 }
 
 #[test]

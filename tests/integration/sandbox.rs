@@ -615,11 +615,14 @@ fn launchers_serve_run_after_run_even_after_a_run_killed_at_its_limit() {
     }
     assert!(is_launcher(first), "the first launcher died with the thread that needed it");
     assert!(sandbox.launcher_ids().contains(&first), "the first launcher was not used again");
-    job.argv = ["/bin/sh", "-c", "exec ./ttt-gone-test 30"].map(str::to_owned).to_vec();
+    job.argv = ["/bin/sh", "-c", "echo shown; exec ./ttt-gone-test 30"].map(str::to_owned).to_vec();
     job.limits.wall = std::time::Duration::from_millis(300);
     let mut used = sandbox.launcher_ids();
     let run = sandbox.run(&job).unwrap();
     assert_eq!(run.outcome.ending, Ending::TimedOut);
+    // What it wrote before the limit is kept (a console program looping at
+    // the end of its script is judged by what it showed).
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "shown\n");
     let timed = used.pop().unwrap();
     assert!(!alive("ttt-gone-test"), "the program outlived its run");
     assert!(is_launcher(timed), "the launcher of a run its guard stopped at the limit died");
