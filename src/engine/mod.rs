@@ -25,8 +25,9 @@ use crate::game::Game;
 pub use bits::MAX_CELLS;
 
 /// What an engine tells how its search goes ([`Engine::on_progress`]): the
-/// command line's spinner, say.
-pub type Watcher = Box<dyn FnMut(Progress)>;
+/// command line's spinner, say. It is `Send`, so an engine can play its
+/// games on another thread (the arena's `--jobs`).
+pub type Watcher = Box<dyn FnMut(Progress) + Send>;
 
 /// The computer players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -159,7 +160,7 @@ pub const MIN_HASH_MB: u32 = 1;
 pub const MAX_HASH_MB: u32 = 65_536;
 
 /// A callback told how a long search goes.
-type ProgressFn = Box<dyn FnMut(Progress)>;
+type ProgressFn = Box<dyn FnMut(Progress) + Send>;
 
 /// A computer player with its own seeded randomness.
 pub struct Engine {
@@ -216,7 +217,7 @@ impl Engine {
     /// Has `progress` told, now and then, how a `perfect` search goes (for a
     /// spinner).
     #[must_use]
-    pub fn on_progress(mut self, progress: impl FnMut(Progress) + 'static) -> Engine {
+    pub fn on_progress(mut self, progress: impl FnMut(Progress) + Send + 'static) -> Engine {
         self.progress = Some(Box::new(progress));
         self
     }
