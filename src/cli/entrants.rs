@@ -77,9 +77,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().display().to_string();
         assert_eq!(names(&[&path]).unwrap_err(), format!("{path}: bots from source are not wired yet"));
+        // Engines are numbered apart, so only bots can share a name; until
+        // bots come in, the message is shown directly.
         assert_eq!(
-            names(&["random", "random-2", "random"]).unwrap_err(),
-            "`random-2` names two participants; each must have a name of its own"
+            CliError::SameName { name: "ann".into() }.to_string(),
+            "`ann` names two participants; each must have a name of its own"
         );
     }
 }
