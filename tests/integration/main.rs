@@ -17,6 +17,7 @@ mod grading;
 mod hostile;
 mod install;
 mod layering;
+mod matches;
 mod output;
 mod peers;
 mod properties;
