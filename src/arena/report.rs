@@ -297,3 +297,55 @@ fn html_page(
     };
     out.write_all(page.into_string().as_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::arena::contest::tests::Scripted;
+    use crate::arena::entrant::Entrant;
+    use crate::arena::schedule;
+    use crate::board::Geometry;
+    use crate::player::Mark;
+
+    #[test]
+    fn every_name_and_text_is_escaped_in_the_page_and_kept_in_the_json() {
+        let sly = "<script>alert(1)</script>";
+        let entrants: Vec<Box<dyn Entrant>> = vec![
+            Box::new(Scripted::new(sly, &["1", "2", "<b>3</b>"])),
+            Box::new(Scripted::new("o&o", &["4", "5", "6"])),
+        ];
+        let event = Event {
+            kind: "Match",
+            geometry: Geometry::CLASSIC,
+            marks: vec![Mark::X, Mark::O],
+            seed: 0,
+            move_time: Duration::from_secs(1),
+            entrants: &entrants,
+            fixtures: schedule::match_games(2, 2),
+            openings: Vec::new(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let results = event.run(Some(dir.path()), 1, &mut |_| ()).unwrap();
+        let standings = Standings::new(&event.names(), &results);
+        write(dir.path(), &event, &results, &standings).unwrap();
+        let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        assert!(!html.contains("<script>alert") && !html.contains("<b>3"), "{html}");
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && html.contains("o&amp;o"), "{html}");
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("results.json")).unwrap()).unwrap();
+        assert_eq!(json["participants"][0]["name"], sly);
+        let first = &json["games"][0];
+        assert_eq!(first["reason"]["kind"], "forfeit");
+        assert_eq!(first["reason"]["forfeit"], "not-a-number");
+        assert_eq!(first["reason"]["player"], sly);
+        assert_eq!(first["reason"]["detail"], "answered `<b>3</b>`; expected a square from 1 to 9");
+        assert_eq!(first["winner"], "o&o");
+        assert_eq!(first["players"][0]["stderr"], "0 answers left");
+        assert_eq!(json["games"][1]["reason"]["kind"], "win");
+        assert_eq!(json["participants"][1]["points"], 2.0);
+        let text = std::fs::read_to_string(dir.path().join("standings.txt")).unwrap();
+        assert!(text.starts_with("Match: 2 games on 3x3, 3 in a row, seed 0\n\n"), "{text}");
+    }
+}
