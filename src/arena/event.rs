@@ -380,6 +380,15 @@ mod tests {
     }
 
     #[test]
+    fn threads_that_cannot_start_say_so() {
+        let error = EventError::Threads(io::Error::from_raw_os_error(11));
+        assert_eq!(
+            error.to_string(),
+            "cannot start a thread to play games: Resource temporarily unavailable (os error 11)"
+        );
+    }
+
+    #[test]
     fn game_seeds_differ_by_game_and_by_seed() {
         assert_ne!(game_seed(1, 1), game_seed(1, 2));
         assert_ne!(game_seed(1, 2), game_seed(2, 1));

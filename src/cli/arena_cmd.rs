@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{BoardArgs, CliError, EXIT_SUCCESS, entrants};
+use super::{BoardArgs, CliError, EXIT_SUCCESS, Shown, entrants};
 use crate::arena::report;
 use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, engines};
 use crate::board::Geometry;
@@ -106,10 +106,10 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         }
     };
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
-    let results = event.run(args.report.as_deref(), jobs, &mut progress).map_err(CliError::Arena)?;
+    let results = event.run(args.report.as_deref(), jobs, &mut progress).map_err(arena_error)?;
     let standings = Standings::new(&names, &results);
     if let Some(dir) = &args.report {
-        report::write(dir, &event, &results, &standings).map_err(CliError::Arena)?;
+        report::write(dir, &event, &results, &standings).map_err(arena_error)?;
     }
     io::stdout()
         .write_all(report::standings_text(&event, &results, &standings).as_bytes())
@@ -135,8 +135,12 @@ fn progress_line(result: &GameResult, names: &[String], total: usize) -> String 
     )
 }
 
-impl From<EventError> for CliError {
-    fn from(error: EventError) -> CliError {
-        CliError::Arena(error)
+/// An event's error as the command line says it: a file's I/O error as
+/// every other command says one (without Rust's `(os error N)`).
+fn arena_error(error: EventError) -> CliError {
+    match error {
+        EventError::Write { path, source } => CliError::write(&path, source),
+        EventError::Read { path, source } => CliError::Read { path: Shown::Path(path), source },
+        error => CliError::Arena(error),
     }
 }
