@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::util::referee;
+use crate::util::{first_difference, referee, root, show};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
@@ -15,8 +15,18 @@ fn text(bytes: &[u8]) -> String {
 fn a_match_of_perfect_against_random_prints_each_game_and_the_standings() {
     let out = referee().args(["match", "perfect", "random", "--games", "4", "--seed", "1"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    insta::assert_snapshot!("match_stdout", text(&out.stdout));
-    insta::assert_snapshot!("match_stderr", text(&out.stderr));
+    // Byte for byte: the standings, and a line per game.
+    for (actual, expected) in [(&out.stdout, "stdout"), (&out.stderr, "stderr")] {
+        let path = root().join(format!("fixtures/matches/perfect-random-4-seed-1.{expected}"));
+        let expected = fs::read(&path).unwrap();
+        assert!(
+            *actual == expected,
+            "{}: {}\n{}",
+            path.display(),
+            first_difference(actual, &expected),
+            show(actual)
+        );
+    }
     // The same seed plays the same games.
     let again =
         referee().args(["match", "perfect", "random", "--games", "4", "--seed", "1"]).output().unwrap();
