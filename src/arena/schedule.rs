@@ -21,9 +21,13 @@ pub struct Fixture {
     pub opening: Option<usize>,
 }
 
-/// A match's `games` between `participants`, seats rotating each game.
+/// A match's `games` between `participants`, seats rotating each game
+/// (none without participants).
 #[must_use]
 pub fn match_games(participants: usize, games: u64) -> Vec<Fixture> {
+    if participants == 0 {
+        return Vec::new();
+    }
     (0..games)
         .map(|i| {
             let shift = usize::try_from(i % participants as u64).unwrap_or(0);
@@ -150,6 +154,7 @@ mod tests {
         assert_eq!(seats(&match_games(2, 4)), [[0, 1], [1, 0], [0, 1], [1, 0]]);
         assert_eq!(seats(&match_games(3, 4)), [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]);
         assert_eq!(match_games(2, 3).iter().map(|f| f.number).collect::<Vec<_>>(), [1, 2, 3]);
+        assert!(match_games(0, 3).is_empty());
     }
 
     #[test]
