@@ -4,14 +4,18 @@
 //! Exit status: 0 success; 1 a check found differences; 2 a usage error,
 //! unreadable or malformed input, or an I/O failure.
 
+mod arena_cmd;
 mod autograder_cmd;
 mod check_cmd;
 mod completions_cmd;
+mod entrants;
 mod gen_cmd;
 mod grade_cmd;
 mod hint_cmd;
 mod manpage_cmd;
+mod match_cmd;
 mod play_cmd;
+mod tournament_cmd;
 mod values;
 
 use std::ffi::OsString;
@@ -25,6 +29,8 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use thiserror::Error;
 
+use crate::arena::EventError;
+use crate::arena::schedule::OpeningError;
 use crate::batch::{self, JobError, Summary};
 use crate::board::{Geometry, Storage};
 use crate::check;
@@ -61,6 +67,8 @@ Examples:
   ttt-referee gen --count 20 --seed 7 --out-dir corpus/ --with-transcripts
   ttt-referee hint TTTmoves.txt              the best square for the side to move
   ttt-referee play --o perfect --record game.txt -o transcript.txt
+  ttt-referee match perfect random --games 10 --report out/
+  ttt-referee tournament perfect minimax rules random --jobs 4 --report out/
   ttt-referee grade --tests tests/ --build 'g++ -O2 -o prog *.cpp' students/*
 
 Exit status: 0 success, 1 differences found by check, 2 usage error,
@@ -95,6 +103,12 @@ enum Command {
     /// Play a game (people, computer players or both) and record it.
     #[command(after_help = play_cmd::AFTER_HELP)]
     Play(play_cmd::PlayArgs),
+    /// Play games between engines (or bots) live, record them and keep the standings.
+    #[command(after_help = match_cmd::AFTER_HELP)]
+    Match(match_cmd::MatchArgs),
+    /// A round robin between engines (or bots): every pair from both sides.
+    #[command(after_help = tournament_cmd::AFTER_HELP)]
+    Tournament(tournament_cmd::TournamentArgs),
     /// Generate seeded move files (and their transcripts) for a test corpus.
     #[command(after_help = gen_cmd::AFTER_HELP)]
     Gen(gen_cmd::GenArgs),
@@ -359,6 +373,42 @@ enum CliError {
     /// The autograder commands cannot find this program to package it.
     #[error("cannot find this program to package it: {}; pass --binary", describe(.0))]
     CurrentExe(io::Error),
+    /// A match or tournament participant that is neither an engine nor a
+    /// directory.
+    #[error(
+        "`{arg}` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source"
+    )]
+    NotAParticipant { arg: String },
+    /// A bot's directory, before bots are built and run.
+    #[error("{}: bots from source are not wired yet", .dir.display())]
+    BotsNotWired { dir: PathBuf },
+    /// Two participants of one name.
+    #[error("`{name}` names two participants; each must have a name of its own")]
+    SameName { name: String },
+    /// An engine that cannot play the board or the number of players asked.
+    #[error("{name}: {error}")]
+    EngineCannotPlay { name: String, error: EngineError },
+    /// A board too large for a match.
+    #[error(
+        "--board {}x{}: matches are played on boards of up to {max} squares (the bot protocol sends the whole board with every move)",
+        .geometry.rows(), .geometry.cols(), max = arena_cmd::MAX_SQUARES
+    )]
+    ArenaBoard { geometry: Geometry },
+    /// A match with fewer than 2 or more than 10 participants.
+    #[error("{count} participants: a match seats 2 to 10 (every participant plays every game)")]
+    MatchPlayers { count: usize },
+    /// `tournament --players N` with fewer participants.
+    #[error("--players {players} with {count} participants; a game needs {players}")]
+    TooFewParticipants { players: usize, count: usize },
+    /// An openings file that is not text.
+    #[error("{}: not UTF-8 text; expected openings, one a line, such as `5 1`", .path.display())]
+    OpeningsNotText { path: PathBuf },
+    /// An openings file with an opening that cannot be played.
+    #[error("{}", openings_message(.path, .error))]
+    Openings { path: PathBuf, error: OpeningError },
+    /// A match or tournament that could not be run through (its report).
+    #[error(transparent)]
+    Arena(EventError),
     /// Standard output was closed by its reader: not worth a message.
     #[error("broken pipe")]
     BrokenPipe,
@@ -454,6 +504,14 @@ impl From<PlayError> for CliError {
     }
 }
 
+/// An openings file's error, `PATH:LINE: why` for a line.
+fn openings_message(path: &Path, error: &OpeningError) -> String {
+    match error {
+        OpeningError::Line { line, why } => format!("{}:{line}: {why}", path.display()),
+        OpeningError::Empty => format!("{}: {error}", path.display()),
+    }
+}
+
 /// The winner as a transcript's `Winner:` line names it: a mark, or `Cat`.
 fn winner_name(winner: Option<Mark>) -> String {
     winner.map_or_else(|| "Cat".to_owned(), |mark| mark.to_string())
@@ -536,6 +594,8 @@ where
         Some(Command::Gen(args)) => gen_cmd::run(&args),
         Some(Command::Hint(args)) => hint_cmd::run(&args),
         Some(Command::Play(args)) => play_cmd::run(&args),
+        Some(Command::Match(args)) => match_cmd::run(&args),
+        Some(Command::Tournament(args)) => tournament_cmd::run(&args),
         Some(Command::Grade(args)) => grade_cmd::run(&args),
         Some(Command::Autograder { command }) => {
             let sub = matches.subcommand().and_then(|(_, m)| m.subcommand()).map(|(_, m)| m);

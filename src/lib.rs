@@ -9,34 +9,36 @@
 //! 1. [`cli`]: the command line.
 //! 2. [`grade`]: runs people's programs in the [`sandbox`] and compares their
 //!    answers.
-//! 3. [`batch`]: referees many move files at once, with a summary.
-//! 4. [`referee`]: picks an output format and runs a move file through it.
-//! 5. [`play`]: people and computer players at a console, the game recorded
+//! 3. [`arena`]: matches and tournaments played live between engines and
+//!    bots, recorded as move files, with standings.
+//! 4. [`batch`]: referees many move files at once, with a summary.
+//! 5. [`referee`]: picks an output format and runs a move file through it.
+//! 6. [`play`]: people and computer players at a console, the game recorded
 //!    as a move file.
-//! 6. [`spinner`]: what long work shows on a terminal (a search's spinner,
+//! 7. [`spinner`]: what long work shows on a terminal (a search's spinner,
 //!    a batch's or a grading's progress bar).
-//! 7. [`transcript`]: the transcript, one output format.
-//! 8. [`json`]: the JSON output, another.
-//! 9. [`recorder`]: runs records through the rules into an output format.
-//! 10. [`engine`]: the computer players.
-//! 11. [`corpus`]: seeded move files for test corpora.
-//! 12. [`render`]: the board renderings.
-//! 13. [`movefile`]: reads records and never judges them.
-//! 14. [`game`]: judges moves on a [`board`].
-//! 15. [`board`]: squares, lines and marks.
-//! 16. [`sandbox`]: runs a program within limits; imports nothing else
+//! 8. [`transcript`]: the transcript, one output format.
+//! 9. [`json`]: the JSON output, another.
+//! 10. [`recorder`]: runs records through the rules into an output format.
+//! 11. [`engine`]: the computer players.
+//! 12. [`corpus`]: seeded move files for test corpora.
+//! 13. [`render`]: the board renderings.
+//! 14. [`movefile`]: reads records and never judges them.
+//! 15. [`game`]: judges moves on a [`board`].
+//! 16. [`board`]: squares, lines and marks.
+//! 17. [`sandbox`]: runs a program within limits; imports nothing else
 //!     but [`outcome`].
-//! 17. [`outcome`]: what a run may use and what became of it: plain data
+//! 18. [`outcome`]: what a run may use and what became of it: plain data
 //!     the sandbox fills and the verdicts read.
-//! 18. [`check`]: compares a transcript with the referee's own.
-//! 19. [`output`]: output that appears whole or not at all.
-//! 20. [`player`]: marks, players and turn order.
-//! 21. [`text`]: text from other people's programs, cut to size on
+//! 19. [`check`]: compares a transcript with the referee's own.
+//! 20. [`output`]: output that appears whole or not at all.
+//! 21. [`player`]: marks, players and turn order.
+//! 22. [`text`]: text from other people's programs, cut to size on
 //!     character boundaries and made inert for reports.
 //!
-//! `cli`, `grade`, `sandbox`, `outcome`, `batch` and `spinner` come with the
-//! `cli` feature (on by default); without it the library is the core alone,
-//! with none of their dependencies (clap, the sandbox, the reports).
+//! `cli`, `grade`, `arena`, `sandbox`, `outcome`, `batch` and `spinner` come
+//! with the `cli` feature (on by default); without it the library is the core
+//! alone, with none of their dependencies (clap, the sandbox, the reports).
 //!
 //! ```
 //! use ttt_referee::referee::{referee, Options};
@@ -48,6 +50,8 @@
 //! assert!(String::from_utf8(transcript).unwrap().contains("O 5 marked square\n"));
 //! ```
 
+#[cfg(feature = "cli")]
+pub mod arena;
 #[cfg(feature = "cli")]
 pub mod batch;
 pub mod board;

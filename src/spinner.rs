@@ -38,7 +38,7 @@ pub fn watcher() -> Watcher {
 /// A progress callback for [`crate::engine::Engine::on_progress`] that draws
 /// a spinner with the depth and positions per second on standard error, if
 /// it is a terminal.
-pub fn search_spinner() -> impl FnMut(Progress) {
+pub fn search_spinner() -> impl FnMut(Progress) + Send {
     let terminal = io::stderr().is_terminal();
     let mut started: Option<Instant> = None;
     let mut bar: Option<ProgressBar> = None;

@@ -73,7 +73,8 @@ mod tests {
     fn every_subcommand_has_a_page_and_help_none() {
         let names: Vec<String> = pages(Cli::command()).iter().map(Man::get_filename).collect();
         assert_eq!(names[0], "ttt-referee.1");
-        for sub in ["check", "gen", "grade", "hint", "play", "completions", "manpage"] {
+        for sub in ["check", "gen", "grade", "hint", "play", "match", "tournament", "completions", "manpage"]
+        {
             assert!(names.contains(&format!("ttt-referee-{sub}.1")), "{sub}: {names:?}");
         }
         assert!(!names.iter().any(|n| n.contains("help")), "{names:?}");

@@ -18,11 +18,11 @@ use crate::referee;
 use crate::referee::Format;
 
 pub(super) const AFTER_HELP: &str = "\
-Players are human, rules, minimax or perfect. A person types a square number;
-an invalid or taken square is refused and asked for again. With a person
-playing, each game ends by asking whether to play again; the second game's
-files get `-2` before their extension, and so on. The recorded move file,
-refereed, reproduces the transcript byte for byte.
+Players are human, rules, minimax, perfect or random. A person types a square
+number; an invalid or taken square is refused and asked for again. With a
+person playing, each game ends by asking whether to play again; the second
+game's files get `-2` before their extension, and so on. The recorded move
+file, refereed, reproduces the transcript byte for byte.
 
 Profiles reproduce the seed programs' consoles, prompts and messages exactly
 (FORMAT.md has every line). They ask for the board themselves, so --board and
@@ -40,12 +40,13 @@ Profiles reproduce the seed programs' consoles, prompts and messages exactly
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
-    /// Who plays X (moves first): human, rules, minimax or perfect [default: human].
+    /// Who plays X (moves first): human, rules, minimax, perfect or random
+    /// [default: human].
     #[arg(long, value_name = "PLAYER", value_parser = Side::parse)]
     x: Option<Side>,
 
-    /// Who plays O: human, rules, minimax or perfect [default: perfect; human
-    /// with --profile extended, minimax with --profile uri].
+    /// Who plays O: human, rules, minimax, perfect or random [default:
+    /// perfect; human with --profile extended, minimax with --profile uri].
     #[arg(long, value_name = "PLAYER", value_parser = Side::parse)]
     o: Option<Side>,
 

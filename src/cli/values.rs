@@ -28,6 +28,7 @@ value_enum!(crate::engine::EngineKind {
     Rules => "rules": "win, else block, else the centre, else a random corner, else any square (seeds/001)",
     Minimax => "minimax": "depth-limited minimax exactly as seeds/002 writes it (MAX_DEPTH 5)",
     Perfect => "perfect": "a full solver: never loses, wins fastest, loses slowest",
+    Random => "random": "a uniformly random legal move (seeded)",
 });
 
 value_enum!(crate::board::Storage {

@@ -1,5 +1,6 @@
 //! Computer players: `rules` (seeds/001's strategy), `minimax` (seeds/002's
-//! depth-limited search, move for move) and `perfect` (a full solver).
+//! depth-limited search, move for move), `perfect` (a full solver) and
+//! `random` (any legal move, uniformly: the weakest opponent, for matches).
 //!
 //! Every engine is deterministic given its seed: the same position and seed
 //! give the same move, so every game replays.
@@ -7,6 +8,7 @@
 mod bits;
 mod minimax;
 mod perfect;
+mod random;
 pub mod rules;
 mod table;
 
@@ -23,8 +25,9 @@ use crate::game::Game;
 pub use bits::MAX_CELLS;
 
 /// What an engine tells how its search goes ([`Engine::on_progress`]): the
-/// command line's spinner, say.
-pub type Watcher = Box<dyn FnMut(Progress)>;
+/// command line's spinner, say. It is `Send`, so an engine can play its
+/// games on another thread (the arena's `--jobs`).
+pub type Watcher = Box<dyn FnMut(Progress) + Send>;
 
 /// The computer players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,6 +39,32 @@ pub enum EngineKind {
     Minimax,
     /// Never loses; wins as fast as it can, loses as slowly as it must.
     Perfect,
+    /// A uniformly random legal move: the baseline every bot should beat.
+    Random,
+}
+
+impl EngineKind {
+    /// Every engine, in the order help texts list them.
+    pub const ALL: [EngineKind; 4] =
+        [EngineKind::Perfect, EngineKind::Minimax, EngineKind::Rules, EngineKind::Random];
+
+    /// The engine's name on the command line and in records: `perfect`,
+    /// `minimax`, `rules` or `random`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Rules => "rules",
+            EngineKind::Minimax => "minimax",
+            EngineKind::Perfect => "perfect",
+            EngineKind::Random => "random",
+        }
+    }
+
+    /// The engine named `name` (as [`EngineKind::name`] writes it).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<EngineKind> {
+        EngineKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
 }
 
 /// What a position is worth to the player to move, with perfect play.
@@ -116,8 +145,8 @@ pub enum EngineError {
     },
 }
 
-/// The most squares the `rules` and `minimax` engines scan (each move looks
-/// at every square).
+/// The most squares the `rules`, `minimax` and `random` engines scan (each
+/// move looks at every square).
 pub const SCAN_MAX_CELLS: u64 = 1 << 20;
 
 /// The `perfect` engine's transposition table by default, in MiB: a search
@@ -131,7 +160,7 @@ pub const MIN_HASH_MB: u32 = 1;
 pub const MAX_HASH_MB: u32 = 65_536;
 
 /// A callback told how a long search goes.
-type ProgressFn = Box<dyn FnMut(Progress)>;
+type ProgressFn = Box<dyn FnMut(Progress) + Send>;
 
 /// A computer player with its own seeded randomness.
 pub struct Engine {
@@ -188,7 +217,7 @@ impl Engine {
     /// Has `progress` told, now and then, how a `perfect` search goes (for a
     /// spinner).
     #[must_use]
-    pub fn on_progress(mut self, progress: impl FnMut(Progress) + 'static) -> Engine {
+    pub fn on_progress(mut self, progress: impl FnMut(Progress) + Send + 'static) -> Engine {
         self.progress = Some(Box::new(progress));
         self
     }
@@ -207,6 +236,9 @@ impl Engine {
                 Choice { square: rules::choose(game, &mut self.rng), value: None, search: None }
             }
             EngineKind::Minimax => Choice { square: minimax::choose(game), value: None, search: None },
+            EngineKind::Random => {
+                Choice { square: random::choose(game, &mut self.rng), value: None, search: None }
+            }
             EngineKind::Perfect => {
                 let limits = perfect::Limits {
                     deadline: self.time_limit.map(|limit| Instant::now() + limit),
@@ -229,15 +261,16 @@ impl Engine {
     /// [`EngineError::BoardTooBig`] or [`EngineError::TwoPlayersOnly`].
     pub fn check(&self, game: &Game) -> Result<(), EngineError> {
         let cells = game.board().geometry().cells();
-        let (name, max) = match self.kind {
-            EngineKind::Rules => ("rules", SCAN_MAX_CELLS),
-            EngineKind::Minimax => ("minimax", SCAN_MAX_CELLS),
-            EngineKind::Perfect => ("perfect", MAX_CELLS),
+        let name = self.kind.name();
+        let max = match self.kind {
+            EngineKind::Rules | EngineKind::Minimax | EngineKind::Random => SCAN_MAX_CELLS,
+            EngineKind::Perfect => MAX_CELLS,
         };
         if cells > max {
             return Err(EngineError::BoardTooBig { engine: name, max, cells });
         }
-        if self.kind != EngineKind::Rules && game.players().len() != 2 {
+        let any_players = matches!(self.kind, EngineKind::Rules | EngineKind::Random);
+        if !any_players && game.players().len() != 2 {
             return Err(EngineError::TwoPlayersOnly(name));
         }
         Ok(())

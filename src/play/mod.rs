@@ -38,17 +38,17 @@ pub enum Side {
 }
 
 impl Side {
-    /// Parses `human`, `rules`, `minimax` or `perfect`.
+    /// Parses `human`, or an engine's name: `rules`, `minimax`, `perfect`
+    /// or `random`.
     ///
     /// # Errors
     /// A message naming the accepted values.
     pub fn parse(text: &str) -> Result<Side, String> {
         match text {
             "human" => Ok(Side::Human),
-            "rules" => Ok(Side::Engine(EngineKind::Rules)),
-            "minimax" => Ok(Side::Engine(EngineKind::Minimax)),
-            "perfect" => Ok(Side::Engine(EngineKind::Perfect)),
-            _ => Err(format!("`{text}` is not a player; expected human, rules, minimax or perfect")),
+            _ => EngineKind::from_name(text).map(Side::Engine).ok_or_else(|| {
+                format!("`{text}` is not a player; expected human, rules, minimax, perfect or random")
+            }),
         }
     }
 
@@ -59,6 +59,7 @@ impl Side {
             Side::Engine(EngineKind::Rules) => "Rules Engine",
             Side::Engine(EngineKind::Minimax) => "Minimax Engine",
             Side::Engine(EngineKind::Perfect) => "Perfect Engine",
+            Side::Engine(EngineKind::Random) => "Random Engine",
         }
     }
 }

@@ -418,3 +418,30 @@ fn hint_and_play_take_a_table_size_within_limits() {
         assert!(String::from_utf8(out.stderr).unwrap().contains("is not a table size"));
     }
 }
+
+#[test]
+fn random_plays_any_board_and_player_count_and_replays_by_seed() {
+    let players: Vec<Player> =
+        "XOZ".chars().map(|c| Player { mark: Mark::new(c).unwrap(), name: c.to_string() }).collect();
+    let game =
+        || Game::new(Players::new(players.clone()).unwrap(), Geometry::new(4, 5, 3).unwrap(), Storage::Auto);
+    let play_out = |seed: u64| {
+        let mut engines: Vec<Engine> = (0..3).map(|i| Engine::new(EngineKind::Random, seed + i)).collect();
+        let mut game = game();
+        let mut squares = Vec::new();
+        while game.outcome().is_none() {
+            let player = game.next_player();
+            let square = engines[player.index()].choose(&game).unwrap().square;
+            game.try_play(Move { player, square }).expect("a legal move");
+            squares.push(square);
+        }
+        squares
+    };
+    assert_eq!(play_out(3), play_out(3));
+    assert_ne!(play_out(3), play_out(4));
+    assert_eq!(Side::parse("random"), Ok(Side::Engine(EngineKind::Random)));
+    assert_eq!(
+        Side::parse("chance").unwrap_err(),
+        "`chance` is not a player; expected human, rules, minimax, perfect or random"
+    );
+}

@@ -18,6 +18,7 @@ mod hostile;
 mod install;
 mod layering;
 mod live;
+mod matches;
 mod output;
 mod peers;
 mod properties;

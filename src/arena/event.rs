@@ -1,0 +1,397 @@
+//! Running a match or tournament: its games played `jobs` at a time, each
+//! recorded the moment it ends, and on a run with the same report
+//! directory the games already recorded read back instead of played again.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::board::Geometry;
+use crate::game::Move;
+use crate::output::{self, Durability};
+use crate::player::Mark;
+
+use super::contest::{self, Ending};
+use super::entrant::{Entrant, Setup};
+use super::record::{self, Heading, Mismatch};
+use super::result::GameResult;
+use super::schedule::Fixture;
+
+/// The largest record read back on a resumed run, in bytes: one of a game
+/// on the largest board the arena plays is far smaller.
+const MAX_RECORD: u64 = 64 << 20;
+
+/// A match or tournament, ready to run.
+pub struct Event<'a> {
+    /// `Match` or `Tournament`, as record titles say.
+    pub kind: &'static str,
+    /// The board.
+    pub geometry: Geometry,
+    /// The marks of each game's seats, in turn order.
+    pub marks: Vec<Mark>,
+    /// The event's seed: each game's derives from it and the game's number.
+    pub seed: u64,
+    /// The time each answer may take.
+    pub move_time: Duration,
+    /// The participants.
+    pub entrants: &'a [Box<dyn Entrant>],
+    /// The games, in order.
+    pub fixtures: Vec<Fixture>,
+    /// The openings fixtures name.
+    pub openings: Vec<Vec<Move>>,
+}
+
+/// Why a match or tournament could not be run through.
+#[derive(Debug, thiserror::Error)]
+pub enum EventError {
+    /// A file of the report directory could not be written.
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A record there could not be read.
+    #[error("{}: cannot read: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A record there is of another game: another setup, or edited.
+    #[error(
+        "{}: not the record of game {number} of this {event}: {why}; use another --report directory, or remove the file to play the game again",
+        .path.display()
+    )]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// The game it should record.
+        number: u64,
+        /// `match` or `tournament`.
+        event: String,
+        /// How it differs.
+        why: Mismatch,
+    },
+    /// The threads that play games side by side could not be started.
+    #[error("cannot start a thread to play games: {0}")]
+    Threads(io::Error),
+}
+
+impl Event<'_> {
+    /// The number of digits in record names: at least 3 (`games/001.txt`).
+    fn digits(&self) -> usize {
+        self.fixtures.len().to_string().len().max(3)
+    }
+
+    /// Where game `number`'s record goes, relative to the report directory.
+    #[must_use]
+    pub fn record_path(&self, number: u64) -> PathBuf {
+        Path::new("games").join(format!("{number:0width$}.txt", width = self.digits()))
+    }
+
+    /// The names of the participants.
+    #[must_use]
+    pub fn names(&self) -> Vec<String> {
+        self.entrants.iter().map(|e| e.name().to_owned()).collect()
+    }
+
+    fn heading(&self, fixture: &Fixture) -> Heading {
+        Heading {
+            event: self.kind,
+            number: fixture.number,
+            seed: self.seed,
+            names: fixture.seats.iter().map(|&i| self.entrants[i].name().to_owned()).collect(),
+            marks: self.marks.clone(),
+            geometry: self.geometry,
+        }
+    }
+
+    fn opening(&self, fixture: &Fixture) -> &[Move] {
+        fixture.opening.and_then(|i| self.openings.get(i)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The setup of `fixture`'s game.
+    #[must_use]
+    pub fn setup(&self, fixture: &Fixture) -> Setup {
+        Setup {
+            geometry: self.geometry,
+            marks: self.marks.clone(),
+            game: fixture.number,
+            seed: game_seed(self.seed, fixture.number),
+            move_time: self.move_time,
+        }
+    }
+
+    /// Runs every game, `jobs` at a time, recording each in `report`'s
+    /// `games/` as it ends, and telling `progress` of each (those read back
+    /// from `report` first). Returns the results in the games' order.
+    ///
+    /// # Errors
+    /// [`EventError`]: a record that cannot be written or read, one of
+    /// another game, threads that cannot start. Games already recorded stay
+    /// recorded.
+    pub fn run(
+        &self,
+        report: Option<&Path>,
+        jobs: usize,
+        progress: &mut dyn FnMut(&GameResult),
+    ) -> Result<Vec<GameResult>, EventError> {
+        let mut results = Vec::with_capacity(self.fixtures.len());
+        let mut todo = Vec::new();
+        if let Some(dir) = report {
+            let games = dir.join("games");
+            std::fs::create_dir_all(&games).map_err(|source| EventError::Write { path: games, source })?;
+        }
+        for fixture in &self.fixtures {
+            match report.map(|dir| self.resume(dir, fixture)).transpose()?.flatten() {
+                Some(result) => {
+                    progress(&result);
+                    results.push(result);
+                }
+                None => todo.push(fixture),
+            }
+        }
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let (sender, receiver) = mpsc::channel();
+        let outcome = std::thread::scope(|scope| {
+            for _ in 0..jobs.clamp(1, todo.len().max(1)) {
+                let sender = sender.clone();
+                let (next, stop, todo) = (&next, &stop, &todo);
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        while !stop.load(Ordering::Relaxed) {
+                            let Some(fixture) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                            if sender.send(self.play(fixture, report)).is_err() {
+                                break;
+                            }
+                        }
+                    })
+                    .map_err(|error| {
+                        stop.store(true, Ordering::Relaxed);
+                        EventError::Threads(error)
+                    })?;
+            }
+            drop(sender);
+            let mut first_error = None;
+            for result in receiver {
+                match result {
+                    Ok(result) => {
+                        progress(&result);
+                        results.push(result);
+                    }
+                    Err(error) => {
+                        stop.store(true, Ordering::Relaxed);
+                        first_error.get_or_insert(error);
+                    }
+                }
+            }
+            first_error.map_or(Ok(()), Err)
+        });
+        if let Err(error) = outcome {
+            // Stop the workers still running before saying why.
+            stop.store(true, Ordering::Relaxed);
+            return Err(error);
+        }
+        results.sort_by_key(|r| r.number);
+        Ok(results)
+    }
+
+    /// Plays `fixture`'s game and records it.
+    fn play(&self, fixture: &Fixture, report: Option<&Path>) -> Result<GameResult, EventError> {
+        let entrants: Vec<&dyn Entrant> = fixture.seats.iter().map(|&i| self.entrants[i].as_ref()).collect();
+        let mut played = contest::play(&self.setup(fixture), self.opening(fixture), &entrants);
+        // Kept as the record keeps it, so a resumed run reads back the same.
+        if let Ending::Forfeit { forfeit, .. } = &mut played.ending {
+            forfeit.detail = record::detail(&forfeit.detail);
+        }
+        let record = match report {
+            Some(dir) => {
+                let relative = self.record_path(fixture.number);
+                let path = dir.join(&relative);
+                let text =
+                    self.heading(fixture).write(&played.moves, played.refused.as_deref(), &played.ending);
+                output::write_whole(&path, Durability::Renamed, |out| {
+                    io::Write::write_all(out, text.as_bytes())
+                })
+                .map_err(|source| EventError::Write { path, source })?;
+                Some(relative)
+            }
+            None => None,
+        };
+        Ok(GameResult {
+            number: fixture.number,
+            seats: fixture.seats.clone(),
+            marks: self.marks.clone(),
+            moves: played.moves.len(),
+            ending: played.ending,
+            record,
+            stderr: Some(played.finished.into_iter().map(|f| f.stderr).collect()),
+            resumed: false,
+        })
+    }
+
+    /// `fixture`'s game read back from its record in `dir`, if it has one.
+    fn resume(&self, dir: &Path, fixture: &Fixture) -> Result<Option<GameResult>, EventError> {
+        let relative = self.record_path(fixture.number);
+        let path = dir.join(&relative);
+        let bytes = match std::fs::File::open(&path) {
+            Ok(file) => {
+                let mut bytes = Vec::new();
+                io::Read::read_to_end(&mut io::Read::take(file, MAX_RECORD), &mut bytes)
+                    .map_err(|source| EventError::Read { path: path.clone(), source })?;
+                bytes
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(EventError::Read { path, source }),
+        };
+        let foreign = |why: Mismatch| EventError::Foreign {
+            path: path.clone(),
+            number: fixture.number,
+            event: self.kind.to_lowercase(),
+            why,
+        };
+        let text = String::from_utf8(bytes).map_err(|_| foreign(Mismatch::new("it is not UTF-8 text")))?;
+        let recorded = record::read(&text, &self.heading(fixture), self.opening(fixture)).map_err(foreign)?;
+        Ok(Some(GameResult {
+            number: fixture.number,
+            seats: fixture.seats.clone(),
+            marks: self.marks.clone(),
+            moves: recorded.moves.len(),
+            ending: recorded.ending,
+            record: Some(relative),
+            stderr: None,
+            resumed: true,
+        }))
+    }
+}
+
+/// Game `number`'s seed: `seed` and the number mixed (`SplitMix64`), so
+/// games of one event, and of events a seed apart, draw unrelated numbers.
+#[must_use]
+pub fn game_seed(seed: u64, number: u64) -> u64 {
+    let mut z = seed.wrapping_add(number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::engines::EngineEntrant;
+    use crate::arena::schedule;
+    use crate::engine::EngineKind;
+
+    fn entrants() -> Vec<Box<dyn Entrant>> {
+        vec![
+            Box::new(EngineEntrant::new(EngineKind::Perfect)),
+            Box::new(EngineEntrant::new(EngineKind::Random)),
+        ]
+    }
+
+    fn event(entrants: &[Box<dyn Entrant>], seed: u64) -> Event<'_> {
+        Event {
+            kind: "Match",
+            geometry: Geometry::CLASSIC,
+            marks: vec![Mark::X, Mark::O],
+            seed,
+            move_time: Duration::from_secs(1),
+            entrants,
+            fixtures: schedule::match_games(2, 6),
+            openings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn games_side_by_side_give_what_one_at_a_time_gives_and_a_rerun_resumes() {
+        let entrants = entrants();
+        let dir = tempfile::tempdir().unwrap();
+        let mut told = 0;
+        let alone = event(&entrants, 1).run(None, 1, &mut |_| told += 1).unwrap();
+        assert_eq!(told, 6);
+        let together = event(&entrants, 1).run(Some(dir.path()), 4, &mut |_| ()).unwrap();
+        let strip = |results: &[GameResult]| {
+            results.iter().map(|r| (r.number, r.seats.clone(), r.moves, r.ending.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(strip(&alone), strip(&together));
+        assert!(together.iter().all(|r| !r.resumed));
+        let record = std::fs::read_to_string(dir.path().join("games/002.txt")).unwrap();
+        assert!(record.starts_with("Match game 2 (seed 1): random (X) vs perfect (O): "), "{record}");
+
+        let again = event(&entrants, 1).run(Some(dir.path()), 4, &mut |_| ()).unwrap();
+        assert!(again.iter().all(|r| r.resumed));
+        assert_eq!(strip(&again), strip(&together));
+
+        std::fs::remove_file(dir.path().join("games/004.txt")).unwrap();
+        let again = event(&entrants, 1).run(Some(dir.path()), 2, &mut |_| ()).unwrap();
+        let replayed: Vec<u64> = again.iter().filter(|r| !r.resumed).map(|r| r.number).collect();
+        assert_eq!(replayed, [4]);
+    }
+
+    #[test]
+    fn a_record_of_another_setup_is_an_error_not_a_game() {
+        let entrants = entrants();
+        let dir = tempfile::tempdir().unwrap();
+        event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap();
+        let error = event(&entrants, 2).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
+        let path = dir.path().join("games/001.txt");
+        assert!(
+            error.to_string().starts_with(&format!(
+                "{}: not the record of game 1 of this match: its title is `Match game 1 (seed 1): ",
+                path.display()
+            )),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("; use another --report directory, or remove the file to play the game again")
+        );
+        std::fs::write(&path, b"\xff\xfe").unwrap();
+        let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
+        assert!(error.to_string().contains(": it is not UTF-8 text; use another"), "{error}");
+    }
+
+    #[test]
+    fn unwritable_and_unreadable_records_say_which_file() {
+        let entrants = entrants();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
+        std::fs::write(&file, "").unwrap();
+        let error = event(&entrants, 1).run(Some(&file), 1, &mut |_| ()).unwrap_err();
+        assert!(
+            error.to_string().starts_with(&format!("{}: cannot write: ", file.join("games").display())),
+            "{error}"
+        );
+        std::fs::create_dir_all(dir.path().join("games/001.txt")).unwrap();
+        let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("{}: cannot read: ", dir.path().join("games/001.txt").display())),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn threads_that_cannot_start_say_so() {
+        let error = EventError::Threads(io::Error::from_raw_os_error(11));
+        assert_eq!(
+            error.to_string(),
+            "cannot start a thread to play games: Resource temporarily unavailable (os error 11)"
+        );
+    }
+
+    #[test]
+    fn game_seeds_differ_by_game_and_by_seed() {
+        assert_ne!(game_seed(1, 1), game_seed(1, 2));
+        assert_ne!(game_seed(1, 2), game_seed(2, 1));
+        assert_eq!(game_seed(5, 9), game_seed(5, 9));
+    }
+}

@@ -1,0 +1,36 @@
+//! Matches and tournaments played live: participants ([`Entrant`]s, the
+//! engines here and students' bots) are asked for each move in turn, every
+//! answer is judged, a forfeit ends the game, each game is recorded as a
+//! move file the referee replays, and the standings are kept.
+//!
+//! The files, one job each:
+//! - [`entrant`]: the contract a participant keeps ([`Entrant`], [`Seat`]);
+//! - [`engines`]: the computer engines as participants;
+//! - [`answer`]: judging an answer's text;
+//! - [`contest`]: one game between seats;
+//! - [`record`]: a game's record, written and read back;
+//! - [`schedule`]: who plays whom (a match, a round robin, openings);
+//! - [`event`]: running the games, side by side, resuming a run;
+//! - [`result`]: one game's result;
+//! - [`standings`] and [`elo`]: the table;
+//! - [`report`]: `results.json`, `standings.txt`, `report.html`.
+
+pub mod answer;
+pub mod contest;
+pub mod elo;
+pub mod engines;
+pub mod entrant;
+pub mod event;
+pub mod record;
+pub mod report;
+pub mod result;
+pub mod schedule;
+pub mod standings;
+
+pub use contest::{Ending, Played, Score};
+pub use engines::EngineEntrant;
+pub use entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};
+pub use event::{Event, EventError};
+pub use result::GameResult;
+pub use schedule::Fixture;
+pub use standings::Standings;

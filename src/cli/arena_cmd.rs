@@ -1,0 +1,146 @@
+//! What `match` and `tournament` share: the board, the time, the seed, the
+//! report directory, how many games at once; and running the event they
+//! plan, printing each game as it ends and the standings at the end.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{BoardArgs, CliError, EXIT_SUCCESS, Shown, entrants};
+use crate::arena::report;
+use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, engines};
+use crate::board::Geometry;
+use crate::engine::EngineKind;
+use crate::game::Move;
+use crate::player::Mark;
+use crate::text;
+
+/// The most squares a match is played on: the bot protocol sends the
+/// whole board with every move.
+pub(super) const MAX_SQUARES: u64 = 1 << 16;
+
+/// The options of both commands.
+#[derive(Debug, Args)]
+pub(super) struct ArenaArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+
+    /// The most time a participant may take over each answer, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
+    move_time: Duration,
+
+    /// The seed every game's randomness derives from: the same seed plays
+    /// the same games.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+
+    /// Write each game's record to DIR/games/ as it ends, then
+    /// results.json, standings.txt and report.html; run again with the
+    /// same DIR to resume (recorded games are not played again).
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+
+    /// How many games are played at once.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    jobs: u64,
+
+    /// Print no line per game on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// An event the command line planned: who, how many per game, which games.
+pub(super) struct Planned {
+    pub kind: &'static str,
+    pub participants: Vec<String>,
+    pub players: usize,
+    pub fixtures: Vec<Fixture>,
+    pub openings: Vec<Vec<Move>>,
+}
+
+impl ArenaArgs {
+    /// The board, refused if larger than [`MAX_SQUARES`].
+    pub(super) fn geometry(&self) -> Result<Geometry, CliError> {
+        let geometry = self.board.geometry()?;
+        if geometry.cells() > MAX_SQUARES {
+            return Err(CliError::ArenaBoard { geometry });
+        }
+        Ok(geometry)
+    }
+}
+
+/// The marks of a game of `players`, in turn order.
+pub(super) fn marks(players: usize) -> Vec<Mark> {
+    crate::corpus::MARKS[..players].iter().filter_map(|&c| Mark::new(c)).collect()
+}
+
+/// Runs `planned` with `args`: every game, a line each on standard error,
+/// the report, then the standings on standard output.
+pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Result<u8, CliError> {
+    let marks = marks(planned.players);
+    for arg in &planned.participants {
+        if let Some(kind) = EngineKind::from_name(arg) {
+            engines::check(kind, geometry, &marks)
+                .map_err(|error| CliError::EngineCannotPlay { name: arg.clone(), error })?;
+        }
+    }
+    let entrants: Vec<Box<dyn Entrant>> = entrants::entrants(&planned.participants)?;
+    let event = Event {
+        kind: planned.kind,
+        geometry,
+        marks,
+        seed: args.seed,
+        move_time: args.move_time,
+        entrants: &entrants,
+        fixtures: planned.fixtures,
+        openings: planned.openings,
+    };
+    let names = event.names();
+    let total = event.fixtures.len();
+    let mut stderr = io::stderr();
+    let mut progress = |result: &GameResult| {
+        if !args.quiet {
+            let _ = writeln!(stderr, "{}", progress_line(result, &names, total));
+        }
+    };
+    let jobs = usize::try_from(args.jobs).unwrap_or(1);
+    let results = event.run(args.report.as_deref(), jobs, &mut progress).map_err(arena_error)?;
+    let standings = Standings::new(&names, &results);
+    if let Some(dir) = &args.report {
+        report::write(dir, &event, &results, &standings).map_err(arena_error)?;
+    }
+    io::stdout()
+        .write_all(report::standings_text(&event, &results, &standings).as_bytes())
+        .map_err(CliError::stdout)?;
+    Ok(EXIT_SUCCESS)
+}
+
+/// One game's line on standard error: `[3/12] perfect (X) vs random (O): X
+/// wins`, with `(recorded)` for a game read back from its record.
+fn progress_line(result: &GameResult, names: &[String], total: usize) -> String {
+    let players: Vec<String> = result
+        .seats
+        .iter()
+        .zip(&result.marks)
+        .map(|(&who, mark)| format!("{} ({mark})", text::inert(&names[who])))
+        .collect();
+    format!(
+        "[{}/{total}] {}: {}{}",
+        result.number,
+        players.join(" vs "),
+        crate::arena::record::result(&result.ending, &result.marks),
+        if result.resumed { " (recorded)" } else { "" }
+    )
+}
+
+/// An event's error as the command line says it: a file's I/O error as
+/// every other command says one (without Rust's `(os error N)`).
+fn arena_error(error: EventError) -> CliError {
+    match error {
+        EventError::Write { path, source } => CliError::write(&path, source),
+        EventError::Read { path, source } => CliError::Read { path: Shown::Path(path), source },
+        error => CliError::Arena(error),
+    }
+}

@@ -1,0 +1,80 @@
+//! `ttt-referee tournament`: a round robin, every pair (or group of
+//! `--players`) playing from every side, `--rounds` times, from each
+//! opening of `--openings`.
+
+use std::fs;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::arena_cmd::{self, ArenaArgs, Planned};
+use super::{CliError, Shown};
+use crate::arena::schedule;
+
+pub(super) const AFTER_HELP: &str = "\
+A participant is an engine (perfect, minimax, rules or random) or a directory
+holding a bot's source. Each round, every pair plays twice, each moving first
+once; with --players N every group of N plays once in each rotation of its
+seats. With --openings FILE each game of a round is played once from every
+opening, from each side. An openings file holds one opening a line: the
+squares of its first moves, such as `5 1` (players in turn order, X first);
+blank lines and lines starting with # are skipped.
+
+Games run --jobs at a time. Each is recorded the moment it ends with --report
+DIR, so an interrupted tournament loses only the games in progress: run the
+same command again to resume it. At the end the standings (points, forfeits,
+Elo with its 95% interval) and the cross table are printed, and written to
+DIR as standings.txt, results.json and report.html.
+
+Example:
+  ttt-referee tournament perfect minimax rules random --rounds 2 --jobs 4 --report class/";
+
+#[derive(Debug, Args)]
+pub(super) struct TournamentArgs {
+    /// The participants: engines (perfect, minimax, rules, random) or bot
+    /// directories; at least two.
+    #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
+    participants: Vec<String>,
+
+    /// How many times the whole round robin is played.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    rounds: u64,
+
+    /// Openings to play every game from, one a line (see below).
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+
+    /// How many players each game seats, 2 to 10.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=10))]
+    players: u8,
+
+    #[command(flatten)]
+    arena: ArenaArgs,
+}
+
+pub(super) fn run(args: &TournamentArgs) -> Result<u8, CliError> {
+    let geometry = args.arena.geometry()?;
+    let players = usize::from(args.players);
+    if players > args.participants.len() {
+        return Err(CliError::TooFewParticipants { players, count: args.participants.len() });
+    }
+    let openings = match &args.openings {
+        Some(path) => {
+            let text = fs::read(path)
+                .map_err(|source| CliError::Open { path: Shown::Path(path.clone()), source })?;
+            let text =
+                String::from_utf8(text).map_err(|_| CliError::OpeningsNotText { path: path.clone() })?;
+            schedule::openings(&text, geometry, &arena_cmd::marks(players))
+                .map_err(|error| CliError::Openings { path: path.clone(), error })?
+        }
+        None => Vec::new(),
+    };
+    let planned = Planned {
+        kind: "Tournament",
+        participants: args.participants.clone(),
+        players,
+        fixtures: schedule::round_robin(args.participants.len(), players, args.rounds, openings.len()),
+        openings,
+    };
+    arena_cmd::run(&args.arena, geometry, planned)
+}
