@@ -57,6 +57,8 @@ pub const EXIT_SUCCESS: u8 = 0;
 pub const EXIT_DIFFERENCES: u8 = 1;
 /// Exit status for usage errors, unreadable or malformed input, and I/O failures.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit status: stopped by Ctrl-C or SIGTERM (what was finished is kept).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -379,9 +381,6 @@ enum CliError {
         "`{arg}` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source"
     )]
     NotAParticipant { arg: String },
-    /// A bot's directory, before bots are built and run.
-    #[error("{}: bots from source are not wired yet", .dir.display())]
-    BotsNotWired { dir: PathBuf },
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },

@@ -41,11 +41,19 @@ pub struct Event<'a> {
     pub fixtures: Vec<Fixture>,
     /// The openings fixtures name.
     pub openings: Vec<Vec<Move>>,
+    /// Once set (Ctrl-C), no game starts, and a game under way is not
+    /// recorded (its bots were killed mid-game): the event ends with
+    /// [`EventError::Interrupted`], and a run with the same report
+    /// directory resumes it.
+    pub stop: Option<std::sync::Arc<AtomicBool>>,
 }
 
 /// Why a match or tournament could not be run through.
 #[derive(Debug, thiserror::Error)]
 pub enum EventError {
+    /// It was stopped ([`Event::stop`]): the games finished are recorded.
+    #[error("interrupted")]
+    Interrupted,
     /// A file of the report directory could not be written.
     #[error("{}: cannot write: {source}", .path.display())]
     Write {
@@ -165,7 +173,7 @@ impl Event<'_> {
                 let (next, stop, todo) = (&next, &stop, &todo);
                 std::thread::Builder::new()
                     .spawn_scoped(scope, move || {
-                        while !stop.load(Ordering::Relaxed) {
+                        while !stop.load(Ordering::Relaxed) && !self.stopped() {
                             let Some(fixture) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                             if sender.send(self.play(fixture, report)).is_err() {
                                 break;
@@ -198,14 +206,25 @@ impl Event<'_> {
             stop.store(true, Ordering::Relaxed);
             return Err(error);
         }
+        if self.stopped() {
+            return Err(EventError::Interrupted);
+        }
         results.sort_by_key(|r| r.number);
         Ok(results)
+    }
+
+    /// Whether the event was told to stop.
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::SeqCst))
     }
 
     /// Plays `fixture`'s game and records it.
     fn play(&self, fixture: &Fixture, report: Option<&Path>) -> Result<GameResult, EventError> {
         let entrants: Vec<&dyn Entrant> = fixture.seats.iter().map(|&i| self.entrants[i].as_ref()).collect();
         let mut played = contest::play(&self.setup(fixture), self.opening(fixture), &entrants);
+        if self.stopped() {
+            return Err(EventError::Interrupted);
+        }
         // Kept as the record keeps it, so a resumed run reads back the same.
         if let Ending::Forfeit { forfeit, .. } = &mut played.ending {
             forfeit.detail = record::detail(&forfeit.detail);
@@ -305,6 +324,7 @@ mod tests {
             entrants,
             fixtures: schedule::match_games(2, 6),
             openings: Vec::new(),
+            stop: None,
         }
     }
 

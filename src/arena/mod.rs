@@ -6,6 +6,8 @@
 //! The files, one job each:
 //! - [`entrant`]: the contract a participant keeps ([`Entrant`], [`Seat`]);
 //! - [`engines`]: the computer engines as participants;
+//! - [`bot`]: people's programs as participants, each game a live run in
+//!   the sandbox;
 //! - [`answer`]: judging an answer's text;
 //! - [`contest`]: one game between seats;
 //! - [`record`]: a game's record, written and read back;
@@ -16,6 +18,7 @@
 //! - [`report`]: `results.json`, `standings.txt`, `report.html`.
 
 pub mod answer;
+pub mod bot;
 pub mod contest;
 pub mod elo;
 pub mod engines;
@@ -27,6 +30,7 @@ pub mod result;
 pub mod schedule;
 pub mod standings;
 
+pub use bot::{Bot, Unbuilt};
 pub use contest::{Ending, Played, Score};
 pub use engines::EngineEntrant;
 pub use entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};

@@ -325,6 +325,7 @@ mod tests {
             entrants: &entrants,
             fixtures: schedule::match_games(2, 2),
             openings: Vec::new(),
+            stop: None,
         };
         let dir = tempfile::tempdir().unwrap();
         let results = event.run(Some(dir.path()), 1, &mut |_| ()).unwrap();

@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{BoardArgs, CliError, EXIT_SUCCESS, Shown, entrants};
+use super::{BoardArgs, CliError, EXIT_INTERRUPTED, EXIT_SUCCESS, Shown, entrants};
 use crate::arena::report;
 use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, engines};
 use crate::board::Geometry;
 use crate::engine::EngineKind;
 use crate::game::Move;
+use crate::grade::{self, Grader, Languages, Plan, Programs};
 use crate::player::Mark;
 use crate::text;
 
@@ -30,6 +31,11 @@ pub(super) struct ArenaArgs {
     /// The most time a participant may take over each answer, in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
     move_time: Duration,
+
+    /// How much longer than --move-time a bot's first answer of a game may
+    /// take, in seconds: its start (a JVM's, say).
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::parse_seconds)]
+    startup: Duration,
 
     /// The seed every game's randomness derives from: the same seed plays
     /// the same games.
@@ -86,7 +92,16 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
                 .map_err(|error| CliError::EngineCannotPlay { name: arg.clone(), error })?;
         }
     }
-    let entrants: Vec<Box<dyn Entrant>> = entrants::entrants(&planned.participants)?;
+    let jobs = usize::try_from(args.jobs).unwrap_or(1);
+    let grader = || {
+        let plan = Plan::preparing(Programs::Detected(Languages::builtin()), grade::TEST_LIMITS, jobs);
+        let grader = Grader::new(plan).map_err(CliError::Grade)?;
+        grader.stop_on_signals(EXIT_INTERRUPTED);
+        Ok(grader)
+    };
+    let bots = entrants::Bots { grader: &grader, startup: args.startup };
+    let mut bot_grader = None;
+    let entrants: Vec<Box<dyn Entrant>> = entrants::entrants(&planned.participants, &bots, &mut bot_grader)?;
     let event = Event {
         kind: planned.kind,
         geometry,
@@ -96,6 +111,7 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         entrants: &entrants,
         fixtures: planned.fixtures,
         openings: planned.openings,
+        stop: bot_grader.as_ref().map(Grader::stopper),
     };
     let names = event.names();
     let total = event.fixtures.len();
@@ -105,8 +121,19 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
             let _ = writeln!(stderr, "{}", progress_line(result, &names, total));
         }
     };
-    let jobs = usize::try_from(args.jobs).unwrap_or(1);
-    let results = event.run(args.report.as_deref(), jobs, &mut progress).map_err(arena_error)?;
+    let results = match event.run(args.report.as_deref(), jobs, &mut progress) {
+        Err(EventError::Interrupted) => {
+            match &args.report {
+                Some(dir) => eprintln!(
+                    "interrupted: the games finished are recorded in {}; run the same command again to resume",
+                    text::inert(&dir.display().to_string())
+                ),
+                None => eprintln!("interrupted"),
+            }
+            return Ok(EXIT_INTERRUPTED);
+        }
+        run => run.map_err(arena_error)?,
+    };
     let standings = Standings::new(&names, &results);
     if let Some(dir) = &args.report {
         report::write(dir, &event, &results, &standings).map_err(arena_error)?;

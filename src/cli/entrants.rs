@@ -3,37 +3,78 @@
 //! holding a bot's source.
 
 use std::path::Path;
+use std::time::Duration;
 
 use super::CliError;
-use crate::arena::{EngineEntrant, Entrant};
+use crate::arena::{Bot, EngineEntrant, Entrant, Unbuilt};
 use crate::engine::EngineKind;
+use crate::grade::Grader;
+
+/// How bots are made: built by a grader (made once, when the first bot
+/// comes), given `startup` for their first answer of a game.
+pub(super) struct Bots<'a> {
+    /// The grader's maker.
+    pub(super) grader: &'a dyn Fn() -> Result<Grader, CliError>,
+    pub(super) startup: Duration,
+}
 
 /// The participant `arg` names: an engine by its name, else a directory
 /// holding a bot's source (an engine's name wins; `./perfect` names a
 /// directory called `perfect`).
-pub(super) fn entrant(arg: &str) -> Result<Box<dyn Entrant>, CliError> {
+pub(super) fn entrant(
+    arg: &str,
+    bots: &Bots<'_>,
+    grader: &mut Option<Grader>,
+) -> Result<Box<dyn Entrant>, CliError> {
     if let Some(kind) = EngineKind::from_name(arg) {
         return Ok(Box::new(EngineEntrant::new(kind)));
     }
     let dir = Path::new(arg);
     if dir.is_dir() {
-        return bot(dir);
+        return bot(dir, bots, grader);
     }
     Err(CliError::NotAParticipant { arg: arg.to_owned() })
 }
 
-/// The bot whose source is in `dir`: the one place bots come in.
-fn bot(dir: &Path) -> Result<Box<dyn Entrant>, CliError> {
-    Err(CliError::BotsNotWired { dir: dir.to_owned() })
+/// The bot whose source is in `dir`, built as `grade` builds a
+/// submission. One that cannot be built forfeits its games, saying why
+/// (standard error says so too): one broken bot does not stop a class
+/// tournament.
+fn bot(dir: &Path, bots: &Bots<'_>, grader: &mut Option<Grader>) -> Result<Box<dyn Entrant>, CliError> {
+    let grader = match grader {
+        Some(grader) => grader,
+        None => grader.insert((bots.grader)()?),
+    };
+    let name = crate::grade::submission_name(dir);
+    Ok(match grader.prepare(dir) {
+        Ok(ready) => {
+            Box::new(Bot::new(ready.name, ready.sandbox, ready.argv, ready.start, ready.limits, bots.startup))
+        }
+        Err(why) => {
+            eprintln!(
+                "warning: {}: it cannot play: {}",
+                crate::text::inert(&name),
+                crate::text::said(&why, 2000)
+            );
+            Box::new(Unbuilt::new(name, &why))
+        }
+    })
 }
 
 /// Every participant of `args`, in order; a second engine of one kind is
 /// named `random-2` (a third `random-3`, …), so the standings tell them
 /// apart.
-pub(super) fn entrants(args: &[String]) -> Result<Vec<Box<dyn Entrant>>, CliError> {
+///
+/// The grader that builds bots is made in `grader` when the first comes:
+/// its sandbox runs them, and its stopper stops the event.
+pub(super) fn entrants(
+    args: &[String],
+    bots: &Bots<'_>,
+    grader: &mut Option<Grader>,
+) -> Result<Vec<Box<dyn Entrant>>, CliError> {
     let mut entrants: Vec<Box<dyn Entrant>> = Vec::with_capacity(args.len());
     for (at, arg) in args.iter().enumerate() {
-        let entrant = entrant(arg)?;
+        let entrant = entrant(arg, bots, grader)?;
         let before = args[..at].iter().filter(|a| *a == arg).count();
         let entrant = match EngineKind::from_name(arg) {
             Some(kind) if before > 0 => {
@@ -55,7 +96,9 @@ mod tests {
 
     fn names(args: &[&str]) -> Result<Vec<String>, String> {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        entrants(&args)
+        let no_grader = || Err(CliError::NotAParticipant { arg: "(no grader in unit tests)".to_owned() });
+        let bots = Bots { grader: &no_grader, startup: Duration::ZERO };
+        entrants(&args, &bots, &mut None)
             .map(|list| list.iter().map(|e| e.name().to_owned()).collect())
             .map_err(|e| e.to_string())
     }
@@ -74,11 +117,8 @@ mod tests {
             names(&["perfect", "no-such-dir"]).unwrap_err(),
             "`no-such-dir` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source"
         );
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().display().to_string();
-        assert_eq!(names(&[&path]).unwrap_err(), format!("{path}: bots from source are not wired yet"));
-        // Engines are numbered apart, so only bots can share a name; until
-        // bots come in, the message is shown directly.
+        // Engines are numbered apart, so only bots can share a name (two
+        // directories of one name: tests/integration/bots.rs).
         assert_eq!(
             CliError::SameName { name: "ann".into() }.to_string(),
             "`ann` names two participants; each must have a name of its own"

@@ -22,7 +22,7 @@ use crate::sandbox::{Limits, copy};
 
 /// The exit status of a grading stopped by Ctrl-C or SIGTERM (128 + SIGINT,
 /// as a shell reports it).
-const EXIT_INTERRUPTED: u8 = 130;
+use super::EXIT_INTERRUPTED;
 
 pub(super) const AFTER_HELP: &str = "\
 Each SUBMISSION is a directory named after its author (a file among them is

@@ -140,6 +140,33 @@ pub enum Mode {
     Calls(CallsPlan),
 }
 
+impl Plan {
+    /// A plan with no tests, for [`Grader::prepare`](super::Grader::prepare)
+    /// alone: submissions found and built as `programs` says, to be run by
+    /// the caller within `limits` (bots in a match), `jobs` builds at once.
+    #[must_use]
+    pub fn preparing(programs: Programs, limits: Limits, jobs: usize) -> Plan {
+        Plan {
+            mode: Mode::Program(Program {
+                tests: Vec::new(),
+                programs,
+                io: Io::Stdout,
+                layout: referee::Options::default(),
+                warnings: false,
+                provided: None,
+            }),
+            limits,
+            build_limits: build_limits(&limits),
+            jobs,
+            partial: false,
+            check: CheckOptions::default(),
+            copy_caps: copy::Caps::SUBMISSION,
+            require_sandbox: false,
+            shrink: None,
+        }
+    }
+}
+
 /// Whole programs on tests.
 #[derive(Clone, Debug)]
 pub struct Program {
