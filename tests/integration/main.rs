@@ -3,6 +3,7 @@
 mod api;
 mod attacks;
 mod autograder;
+mod bots;
 mod class;
 mod consoles;
 mod criteria;

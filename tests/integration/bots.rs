@@ -1,0 +1,224 @@
+//! Bots from source in matches (`fixtures/bots/`): the sample bots in four
+//! languages play legal games; every way to forfeit forfeits for its own
+//! reason, in bounded time; a bot cannot see its opponent; every record
+//! referees to its game's result; a bot that cannot be built forfeits its
+//! games and the others play on.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::util::{kept_dir, referee, root};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn bot(name: &str) -> PathBuf {
+    root().join("fixtures/bots").join(name)
+}
+
+/// `match` with `args` (bots by name from `fixtures/bots`, engines by
+/// name), its report in a directory of its own: the results, and stderr.
+fn play(args: &[&str]) -> (serde_json::Value, String, tempfile::TempDir) {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| if bot(a).is_dir() { bot(a).display().to_string() } else { (*a).to_owned() })
+        .collect();
+    let out = referee().arg("match").args(&args).arg("--report").arg(&report).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    (json, text(&out.stderr), dir)
+}
+
+/// Every game's record, refereed, ends as the game did.
+fn records_replay(json: &serde_json::Value, report: &Path) {
+    for game in json["games"].as_array().unwrap() {
+        let record = report.join(game["record"].as_str().unwrap());
+        let refereed = referee().arg(&record).output().unwrap();
+        assert_eq!(refereed.status.code(), Some(0), "{}", record.display());
+        let last = text(&refereed.stdout).lines().last().unwrap().to_owned();
+        let players = game["players"].as_array().unwrap();
+        let expected = match (game["reason"]["kind"].as_str().unwrap(), game["winner"].as_str()) {
+            ("forfeit", _) => "Winner: None".to_owned(),
+            (_, None) => "Winner: Cat".to_owned(),
+            (_, Some(name)) => {
+                format!(
+                    "Winner: {}",
+                    players.iter().find(|p| p["name"] == name).unwrap()["mark"].as_str().unwrap()
+                )
+            }
+        };
+        assert_eq!(last, expected, "{}:\n{}", record.display(), fs::read_to_string(&record).unwrap());
+    }
+}
+
+#[test]
+fn the_sample_bots_in_four_languages_play_legal_games_whose_records_replay() {
+    let (json, stderr, dir) = play(&[
+        "first-c",
+        "first-cpp",
+        "first-python",
+        "first-java",
+        "random",
+        "--games",
+        "8",
+        "--seed",
+        "3",
+    ]);
+    let games = json["games"].as_array().unwrap();
+    assert_eq!(games.len(), 8, "{stderr}");
+    for game in games {
+        assert_ne!(game["reason"]["kind"], "forfeit", "{game:#}\n{stderr}");
+    }
+    records_replay(&json, &dir.path().join("report"));
+    for p in json["participants"].as_array().unwrap() {
+        assert!(p["forfeits"].as_object().unwrap().values().all(|n| n == 0), "{p}");
+    }
+}
+
+#[test]
+fn a_perfect_negamax_bot_draws_every_game_against_perfect() {
+    let (json, stderr, _dir) = play(&["negamax-cpp", "perfect", "--games", "4"]);
+    for game in json["games"].as_array().unwrap() {
+        assert_eq!(game["reason"]["kind"], "draw", "{game:#}\n{stderr}");
+    }
+}
+
+/// Each bot that breaks the protocol forfeits for its own reason, and the
+/// match ends however it misbehaves (the slow and silent ones at the move
+/// time, the flood at the answer's size).
+#[test]
+fn every_way_to_forfeit_forfeits_for_its_own_reason() {
+    let cases = [
+        ("taken", "taken-square", "answered 1, which is taken"),
+        ("off-board", "off-board", "answered 10; the board's squares are 1 to 9"),
+        ("not-a-number", "not-a-number", "answered `1,1`; expected a square from 1 to 9"),
+        ("chatty", "not-a-number", "answered `thinking about 3 3 3"),
+        ("flood", "not-a-number", "its answer ran past 4096 bytes without a line end"),
+        ("slow", "time", "no answer within 1.5 s"),
+        ("silent", "time", "no answer within 1.5 s"),
+        ("no-flush", "time", "flushed: `print(..., flush=True)` in Python"),
+        ("crash", "exited", "it exited with status 1 before the game ended"),
+    ];
+    for (name, kind, detail) in cases {
+        // The bot moves first, so its first answer decides (the taken-square
+        // bot needs one mark on the board: it moves second).
+        let args: Vec<&str> =
+            if name == "taken" || name == "crash" { vec!["first-c", name] } else { vec![name, "first-c"] };
+        let mut args = args;
+        args.extend(["--games", "1", "--move-time", "0.5", "--startup", "1"]);
+        let (json, stderr, _dir) = play(&args);
+        let game = &json["games"][0];
+        assert_eq!(game["reason"]["kind"], "forfeit", "{name}: {game:#}\n{stderr}");
+        assert_eq!(game["reason"]["forfeit"], kind, "{name}: {game:#}");
+        assert_eq!(game["reason"]["player"], name, "{name}: {game:#}");
+        let said = game["reason"]["detail"].as_str().unwrap();
+        assert!(said.contains(detail), "{name}: {said}");
+        let offender = json["participants"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap();
+        assert_eq!(offender["forfeits"][kind], 1, "{offender}");
+    }
+}
+
+#[test]
+fn a_crashing_bots_error_output_is_kept_for_the_report() {
+    let (json, _, _dir) = play(&["first-c", "crash", "--games", "1"]);
+    let crash = &json["games"][0]["players"][1];
+    assert_eq!(crash["name"], "crash");
+    assert!(crash["stderr"].as_str().unwrap().contains("RuntimeError: the bot fell over"), "{crash}");
+}
+
+/// `snoop` looks for `secret`'s file (anywhere it can read, and through
+/// /proc), its process and its socket, and answers a word if it finds any:
+/// it never does, so it plays on, and wins (it moves first either way).
+#[test]
+fn a_bot_cannot_see_its_opponents_files_processes_or_socket() {
+    let (json, stderr, _dir) = play(&["snoop", "secret", "--games", "2", "--startup", "10"]);
+    for game in json["games"].as_array().unwrap() {
+        let snoop = game["players"].as_array().unwrap().iter().position(|p| p["name"] == "snoop").unwrap();
+        assert!(
+            !(game["reason"]["kind"] == "forfeit" && game["reason"]["player"] == "snoop"),
+            "snoop found something: {game:#}\n{stderr}"
+        );
+        assert!(snoop < 2);
+    }
+}
+
+#[test]
+fn three_bots_play_one_game_and_a_big_board_plays_five_in_a_row() {
+    let (json, stderr, dir) = play(&["first-c", "first-python", "random", "--games", "3", "--board", "4x4"]);
+    let games = json["games"].as_array().unwrap();
+    assert_eq!(games.len(), 3, "{stderr}");
+    for game in games {
+        assert_eq!(game["players"].as_array().unwrap().len(), 3);
+        assert_ne!(game["reason"]["kind"], "forfeit", "{game:#}");
+    }
+    records_replay(&json, &dir.path().join("report"));
+
+    let (json, stderr, dir) =
+        play(&["first-c", "random-python", "--games", "2", "--board", "15x15", "--win", "5"]);
+    assert_eq!(json["board"], serde_json::json!({"rows": 15, "cols": 15, "win": 5}), "{stderr}");
+    for game in json["games"].as_array().unwrap() {
+        assert_ne!(game["reason"]["kind"], "forfeit", "{game:#}");
+    }
+    records_replay(&json, &dir.path().join("report"));
+}
+
+#[test]
+fn a_bot_that_does_not_build_forfeits_its_games_and_the_others_play_on() {
+    let dir = kept_dir();
+    let broken = dir.path().join("broken");
+    fs::create_dir(&broken).unwrap();
+    fs::write(broken.join("bot.c"), "int main( { return 0; }\n").unwrap();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["tournament", "random"])
+        .arg(&broken)
+        .arg(bot("first-c"))
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("warning: broken: it cannot play: the build failed:"), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    for game in json["games"].as_array().unwrap() {
+        let names: Vec<&str> =
+            game["players"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+        if names.contains(&"broken") {
+            assert_eq!(game["reason"]["player"], "broken", "{game:#}");
+            assert!(
+                game["reason"]["detail"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("it could not be started: the build failed")
+            );
+        } else {
+            assert_ne!(game["reason"]["kind"], "forfeit", "{game:#}");
+        }
+    }
+}
+
+#[test]
+fn two_bots_of_one_name_are_refused() {
+    let dir = kept_dir();
+    for side in ["a", "b"] {
+        let copy = dir.path().join(side).join("first-c");
+        fs::create_dir_all(&copy).unwrap();
+        fs::copy(bot("first-c").join("bot.c"), copy.join("bot.c")).unwrap();
+    }
+    let out = referee()
+        .arg("match")
+        .arg(dir.path().join("a/first-c"))
+        .arg(dir.path().join("b/first-c"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ttt-referee: `first-c` names two participants; each must have a name of its own\n"
+    );
+}
