@@ -115,6 +115,7 @@ fn with_contents(
     let read = plan.plan()?;
     let provided = match &read.mode {
         Mode::Program(program) => program.provided.as_ref(),
+        Mode::Play(bots) => bots.program.provided.as_ref(),
         Mode::Calls(_) => None,
     };
     let binary = match binary {

@@ -9,14 +9,17 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs};
+use crate::board::Geometry;
 use crate::check::CheckOptions;
+use crate::engine::EngineKind;
 use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
-    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, Program,
-    Programs, Provided, report,
+    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, PlayPlan,
+    Program, Programs, Provided, report,
 };
 use crate::play::{Profile, Side};
+use crate::player::Mark;
 use crate::referee::Format;
 use crate::sandbox::{Limits, copy};
 
@@ -125,8 +128,11 @@ pub(super) struct GradeArgs {
 #[derive(Debug, Args)]
 pub(super) struct PlanArgs {
     /// The tests: move files `*.txt` (with --profile, typed scripts `*.stdin`).
-    #[arg(long, value_name = "DIR", required_unless_present = "api", conflicts_with = "api")]
+    #[arg(long, value_name = "DIR", required_unless_present_any = ["api", "play"], conflicts_with_all = ["api", "play"])]
     pub(super) tests: Option<PathBuf>,
+
+    #[command(flatten)]
+    play: PlayArgs,
 
     /// Grade an assignment's functions one by one instead of whole programs
     /// on tests (see below).
@@ -357,6 +363,46 @@ fn plain_name(text: &str) -> Result<String, String> {
     }
 }
 
+/// Bots graded by how they play (`--play`).
+#[derive(Debug, Args)]
+pub(super) struct PlayArgs {
+    /// Grade each submission as a bot (the bot protocol, FORMAT.md) by
+    /// games against the engines: tests vs-perfect (it never loses, as
+    /// either side, from every first move), vs-random (it wins --min-wins
+    /// of --games) and legal (it forfeits none), instead of --tests.
+    #[arg(long, conflicts_with_all = ["api", "profile", "generate"])]
+    play: bool,
+
+    /// With --play: the board, as `ROWSxCOLS` (default 3x3; perfect plays
+    /// boards of up to 64 squares).
+    #[arg(long, value_name = "RxC", value_parser = super::parse_size, requires = "play")]
+    board: Option<(u32, u32)>,
+
+    /// With --play: marks in a row to win (default 3, or the longer side if
+    /// smaller).
+    #[arg(long, value_name = "K", requires = "play")]
+    win: Option<u32>,
+
+    /// With --play: games against random.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    games: u64,
+
+    /// With --play: the games against random it must win (default: half
+    /// of --games, rounded up).
+    #[arg(long, value_name = "N", requires = "play")]
+    min_wins: Option<u64>,
+
+    /// With --play: the most time a bot may take over each answer, in
+    /// seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
+    move_time: Duration,
+
+    /// With --play: how much longer a bot's first answer of a game may
+    /// take, in seconds (its start: a JVM's, say).
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::parse_seconds)]
+    startup: Duration,
+}
+
 impl PlanArgs {
     /// The plan these flags describe, with its tests read and answered.
     pub(super) fn plan(&self) -> Result<Plan, CliError> {
@@ -387,6 +433,7 @@ impl PlanArgs {
                     seed: self.seed,
                 },
             }),
+            None if self.play.play => Mode::Play(self.play_plan()?),
             None => Mode::Program(self.program()?),
         };
         Ok(Plan {
@@ -406,6 +453,32 @@ impl PlanArgs {
             },
             require_sandbox: self.require_sandbox,
             shrink: self.shrink.budget(),
+        })
+    }
+
+    /// Bots graded by play: how they are built and run, the board and the
+    /// games.
+    fn play_plan(&self) -> Result<PlayPlan, CliError> {
+        let play = &self.play;
+        let (rows, cols) = play.board.unwrap_or((3, 3));
+        let win = play.win.unwrap_or_else(|| rows.max(cols).min(3));
+        let geometry = Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })?;
+        crate::arena::engines::check(EngineKind::Perfect, geometry, &[Mark::X, Mark::O])
+            .map_err(|error| CliError::EngineCannotPlay { name: "perfect".to_owned(), error })?;
+        let min_wins = play.min_wins.unwrap_or(play.games.div_ceil(2));
+        if min_wins > play.games {
+            return Err(CliError::MinWins { min_wins, games: play.games });
+        }
+        let mut program = self.program()?;
+        program.io = Io::Stdout;
+        Ok(PlayPlan {
+            program,
+            geometry,
+            games: play.games,
+            min_wins,
+            move_time: play.move_time,
+            startup: play.startup,
+            seed: self.seed,
         })
     }
 

@@ -247,6 +247,7 @@ impl Grader {
         match &self.plan.mode {
             Mode::Program(program) => self.grade_program(program, name, source, area, progress),
             Mode::Calls(calls) => self.grade_calls(name, &source, area, *calls, progress),
+            Mode::Play(play) => self.grade_play(play, name, source, area, progress),
         }
     }
 
@@ -279,8 +280,10 @@ impl Grader {
     /// Why the submission cannot run: refused, no language found, its build
     /// failed, a step of the grader's failed, or the grading was stopped.
     pub fn prepare(&self, submission: &Path) -> Result<Prepared, String> {
-        let Mode::Program(program) = &self.plan.mode else {
-            return Err("only whole programs can be prepared to run".to_owned());
+        let program = match &self.plan.mode {
+            Mode::Program(program) => program,
+            Mode::Play(play) => &play.program,
+            Mode::Calls(_) => return Err("only whole programs can be prepared to run".to_owned()),
         };
         let name = submission_name(submission);
         let area = tempfile::Builder::new()
@@ -378,7 +381,7 @@ impl Grader {
 
     /// The submission copied to `source` (in `area`), its language found
     /// and built once: ready to run, or why not.
-    fn make_ready(
+    pub(in crate::grade) fn make_ready(
         &self,
         program: &Program,
         name: &str,
@@ -478,10 +481,10 @@ pub struct Prepared {
 }
 
 /// Why a submission could not be made ready: every test fails with it.
-struct NotReady {
-    language: String,
-    log: String,
-    detail: String,
+pub(in crate::grade) struct NotReady {
+    pub(in crate::grade) language: String,
+    pub(in crate::grade) log: String,
+    pub(in crate::grade) detail: String,
 }
 
 /// The most of a reason every test of a submission not run repeats.

@@ -18,6 +18,7 @@
 //! - [`run`]: one test in the sandbox, a `time-limit` confirmed;
 //! - [`calls`]: an assignment's functions, a call at a time through its
 //!   harness;
+//! - [`play`]: bots graded by how they play, games against the engines;
 //! - [`verdict`]: the verdict on a finished run, decided without running
 //!   anything;
 //! - [`shrink`]: the smallest failing input;
@@ -36,6 +37,7 @@ pub mod intake;
 pub mod language;
 pub mod package;
 pub mod plan;
+pub mod play;
 pub mod provided;
 pub mod report;
 pub mod result;
@@ -51,8 +53,8 @@ pub use self::grader::{GradeError, Grader, Prepared};
 pub use self::intake::{Faults, Step};
 pub use self::language::{Commands, Languages};
 pub use self::plan::{
-    CallsPlan, DEFAULT_INPUT, DEFAULT_OUTPUT, Io, Mode, Plan, Program, Programs, TEST_LIMITS, build_limits,
-    harness_limits,
+    CallsPlan, DEFAULT_INPUT, DEFAULT_OUTPUT, Io, Mode, PLAY_TESTS, Plan, PlayPlan, Program, Programs,
+    TEST_LIMITS, build_limits, harness_limits,
 };
 pub use self::provided::{Provided, ProvidedError};
 pub use self::result::{

@@ -138,6 +138,33 @@ pub enum Mode {
     Program(Program),
     /// An assignment's functions one by one, through its harness (`--api`).
     Calls(CallsPlan),
+    /// Bots graded by how they play (`--play`): each submission plays
+    /// games against the engines by the bot protocol.
+    Play(PlayPlan),
+}
+
+/// The tests of a bot graded by play ([`Mode::Play`]), in report order:
+/// it never loses to `perfect`, it wins enough of its games against
+/// `random`, and it forfeits none of them.
+pub const PLAY_TESTS: [&str; 3] = ["vs-perfect", "vs-random", "legal"];
+
+/// Bots graded by how they play.
+#[derive(Clone, Debug)]
+pub struct PlayPlan {
+    /// How the bots are built and started (its `tests` are empty).
+    pub program: Program,
+    /// The board the games are played on.
+    pub geometry: crate::board::Geometry,
+    /// How many games `vs-random` plays, alternating sides.
+    pub games: u64,
+    /// How many of them it must win.
+    pub min_wins: u64,
+    /// The time each answer may take.
+    pub move_time: Duration,
+    /// How much longer a game's first answer may take (a JVM's start).
+    pub startup: Duration,
+    /// The seed of `random`'s games.
+    pub seed: u64,
 }
 
 impl Plan {
@@ -229,6 +256,10 @@ impl Plan {
     pub fn test_names(&self) -> Vec<String> {
         match &self.mode {
             Mode::Calls(calls) => calls.api.functions(),
+            Mode::Play(play) => {
+                let warnings = play.program.warnings.then(|| WARNINGS_TEST.to_owned());
+                warnings.into_iter().chain(PLAY_TESTS.iter().map(|&t| t.to_owned())).collect()
+            }
             Mode::Program(program) => {
                 let warnings = program.warnings.then(|| WARNINGS_TEST.to_owned());
                 warnings.into_iter().chain(program.tests.iter().map(|t| t.name.clone())).collect()

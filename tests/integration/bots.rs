@@ -222,3 +222,86 @@ fn two_bots_of_one_name_are_refused() {
         "ttt-referee: `first-c` names two participants; each must have a name of its own\n"
     );
 }
+
+/// `grade --play`: each bot's tests are games against the engines, and a
+/// failing test's smallest failing input is the shortest game that fails
+/// it, a move file that referees to that game's result.
+#[test]
+fn grade_play_grades_bots_by_their_games() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--games", "4", "--min-wins", "1", "--move-time", "0.5", "--startup", "2"])
+        .arg("--report")
+        .arg(&report)
+        .args(["negamax-cpp", "first-c", "crash", "taken"].map(bot))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let verdicts: Vec<(String, String)> = json["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let letters =
+                s["tests"].as_array().unwrap().iter().map(|t| t["verdict"].as_str().unwrap()[..1].to_owned());
+            (s["submission"].as_str().unwrap().to_owned(), letters.collect())
+        })
+        .collect();
+    let want = [("negamax-cpp", "ppp"), ("first-c", "wpp"), ("crash", "wwc"), ("taken", "www")];
+    let want: Vec<(String, String)> = want.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+    assert_eq!(verdicts, want, "{stderr}");
+    let tests = |name: &str| -> Vec<serde_json::Value> {
+        let sub = json["submissions"].as_array().unwrap().iter().find(|s| s["submission"] == name).unwrap();
+        sub["tests"].as_array().unwrap().clone()
+    };
+    let negamax = tests("negamax-cpp");
+    assert_eq!(
+        negamax[0]["detail"],
+        "it never lost to perfect: 20 drawn and 0 won of 20 games, as each side"
+    );
+    assert_eq!(negamax[2]["detail"], "it forfeited none of its 24 games");
+    let first = tests("first-c");
+    let lost = &first[0];
+    assert!(
+        lost["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("it lost 18 of 20 games to perfect; the shortest: game "),
+        "{lost}"
+    );
+    let record = lost["smallest_failing_input"]["input"].as_str().unwrap();
+    let file = dir.path().join("lost.txt");
+    fs::write(&file, record).unwrap();
+    let refereed = referee().arg(&file).output().unwrap();
+    let last = text(&refereed.stdout).lines().last().unwrap().to_owned();
+    assert!(last == "Winner: X" || last == "Winner: O", "{record}\n{last}");
+    let taken = tests("taken");
+    assert!(
+        taken[2]["detail"].as_str().unwrap().contains("taken-square: answered 1, which is taken"),
+        "{}",
+        taken[2]
+    );
+    let crash = tests("crash");
+    assert!(crash[2]["stderr"].as_str().unwrap().contains("RuntimeError"), "{}", crash[2]);
+}
+
+#[test]
+fn grade_play_refuses_what_it_cannot_play() {
+    for (args, message) in [
+        (
+            &["--play", "--board", "9x9"][..],
+            "ttt-referee: perfect: the perfect engine plays boards of up to 64 squares; this one has 81\n",
+        ),
+        (
+            &["--play", "--games", "3", "--min-wins", "4"][..],
+            "ttt-referee: --min-wins 4: more than the 3 games against random (--games)\n",
+        ),
+    ] {
+        let out = referee().arg("grade").args(args).arg(bot("first-c")).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(text(&out.stderr), message);
+    }
+}

@@ -99,6 +99,15 @@ pub enum Evidence {
         /// The lines kept, without their line ends (for one-line messages).
         moves: Vec<String>,
     },
+    /// A game a bot played (`grade --play`), as its record: a move file
+    /// `ttt-referee` replays.
+    Game {
+        /// Which game it is, as reports name it: `the shortest game it
+        /// lost`, say.
+        what: &'static str,
+        /// Its move lines, without their line ends.
+        moves: Vec<String>,
+    },
     /// One call of a function (`grade --api`), the smallest found that
     /// fails.
     Call {
@@ -119,6 +128,9 @@ impl Smallest {
             Evidence::Transcript { lines, original_lines, unit, .. } => {
                 format!("the smallest game that still fails ({lines} of the test's {original_lines} {unit})")
             }
+            Evidence::Game { what, moves } => {
+                format!("{what} ({} moves), as a move file `ttt-referee` replays", moves.len())
+            }
             Evidence::Call { failed, tried } => {
                 format!("the smallest failing call ({failed} of {tried} cases failed)")
             }
@@ -132,6 +144,7 @@ impl Smallest {
     pub fn counts(&self) -> (usize, usize) {
         match self.evidence {
             Evidence::Transcript { lines, original_lines, .. } => (lines, original_lines),
+            Evidence::Game { ref moves, .. } => (moves.len(), moves.len()),
             Evidence::Call { failed, tried } => (failed, tried),
         }
     }
@@ -142,7 +155,7 @@ impl Smallest {
     pub fn in_one_line(&self) -> String {
         let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
         match &self.evidence {
-            Evidence::Transcript { moves, .. } => {
+            Evidence::Transcript { moves, .. } | Evidence::Game { moves, .. } => {
                 moves.iter().map(|m| words(m)).collect::<Vec<_>>().join(" / ")
             }
             Evidence::Call { .. } => words(&self.input),
