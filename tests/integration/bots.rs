@@ -276,8 +276,8 @@ fn grade_play_grades_bots_by_their_games() {
     let file = dir.path().join("lost.txt");
     fs::write(&file, record).unwrap();
     let refereed = referee().arg(&file).output().unwrap();
-    let last = text(&refereed.stdout).lines().last().unwrap().to_owned();
-    assert!(last == "Winner: X" || last == "Winner: O", "{record}\n{last}");
+    let winner = text(&refereed.stdout).lines().last().unwrap().to_owned();
+    assert!(winner == "Winner: X" || winner == "Winner: O", "{record}\n{winner}");
     let taken = tests("taken");
     assert!(
         taken[2]["detail"].as_str().unwrap().contains("taken-square: answered 1, which is taken"),
