@@ -305,3 +305,17 @@ fn grade_play_refuses_what_it_cannot_play() {
         assert_eq!(text(&out.stderr), message);
     }
 }
+
+/// The README's three sample bots are the ones these tests run, each under
+/// 20 lines.
+#[test]
+fn the_readmes_bots_are_the_ones_the_tests_run() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    for (fence, file) in
+        [("cpp", "first-cpp/bot.cpp"), ("python", "first-python/bot.py"), ("java", "first-java/Bot.java")]
+    {
+        let code = fs::read_to_string(bot(file)).unwrap();
+        assert!(readme.contains(&format!("```{fence}\n{code}```\n")), "README.md lacks {file} as it is");
+        assert!(code.lines().count() < 20, "{file} has {} lines", code.lines().count());
+    }
+}
