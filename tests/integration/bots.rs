@@ -101,6 +101,8 @@ fn every_way_to_forfeit_forfeits_for_its_own_reason() {
         ("silent", "time", "no answer within 1.5 s"),
         ("no-flush", "time", "flushed: `print(..., flush=True)` in Python"),
         ("crash", "exited", "it exited with status 1 before the game ended"),
+        ("closer", "output-closed", "it closed its standard output before the game ended"),
+        ("hog", "limit", "it ran out of memory (512 MB)"),
     ];
     for (name, kind, detail) in cases {
         // The bot moves first, so its first answer decides (the taken-square
