@@ -7,9 +7,8 @@
 #               other one trailing spaces on its board's cell rows), and 14
 #               scripts against the AI: the fixture's 5 and 9 from
 #               `gen --profile uri --seed 28`;
-#   smalltalk/  10 copies of fixtures/smalltalk-class/students/ada-own-words
-#               (Python: no C++ student of that exercise is in the fixtures)
-#               and 14 scripts: the fixture's 5 and 9 from `gen --profile
+#   smalltalk/  10 copies of fixtures/smalltalk-class/students/gil-cpp
+#               (C++), each with a comment of its own, and 14 scripts: the fixture's 5 and 9 from `gen --profile
 #               smalltalk --seed 28`, those leaving a move to chance played
 #               44 times each.
 # Then times `grade --profile P --jobs 2` on each with hyperfine, RUNS runs
@@ -35,7 +34,7 @@ for i in $(seq -w 1 10); do
     fi
     s="$work/smalltalk/students/s$i"
     mkdir -p "$s"
-    { echo "# Student $i's copy."; cat fixtures/smalltalk-class/students/ada-own-words/ttt.py; } >"$s/ttt.py"
+    { echo "// Student $i's copy."; cat fixtures/smalltalk-class/students/gil-cpp/main.cpp; } >"$s/main.cpp"
 done
 for p in uri smalltalk; do
     "$bin" gen --profile "$p" --seed 28 --count 9 --out-dir "$work/$p/tests" >/dev/null

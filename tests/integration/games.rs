@@ -75,6 +75,7 @@ fn the_smalltalk_class_is_judged_by_the_game_each_student_plays() {
         ("dee-block-first", "wpppp"),
         ("eve-crash", "cpppp"),
         ("fay-no-tie", "pppwp"),
+        ("gil-cpp", "ppppp"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
     assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
