@@ -214,10 +214,6 @@ fn bad_input_is_an_error_saying_what_was_expected() {
         "ttt-referee: `champion` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source\n"
     );
     assert_eq!(
-        refused(&["match", "perfect", "fixtures"]),
-        "ttt-referee: fixtures: bots from source are not wired yet\n"
-    );
-    assert_eq!(
         refused(&["match", "perfect", "random", "--board", "15x15", "--win", "5"]),
         "ttt-referee: perfect: the perfect engine plays boards of up to 64 squares; this one has 225\n"
     );
