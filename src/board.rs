@@ -123,7 +123,7 @@ impl fmt::Display for Geometry {
     }
 }
 
-/// Reads `x, y` coordinates the way seeds/003's console takes them: the text
+/// Reads `x, y` coordinates the way StFX asn3's console takes them: the text
 /// split on commas, the first two fields read as integers (x the column, y the
 /// row, from 0), any further fields ignored.
 ///

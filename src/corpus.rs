@@ -78,7 +78,7 @@ pub enum Guarantees {
     /// for referees and for programs that promise to survive anything.
     #[default]
     WellFormed,
-    /// CS 1044's promises (seeds/000): the classic board, a players line of
+    /// CS 1044's promises (CS 1044 Project 6): the classic board, a players line of
     /// `X:` and `O:` each followed by two names, every move line one
     /// character, a tab and an integer written plainly (`7`, `0`, `-1`,
     /// `12`; never `07` or `+7`, which a program reading integers would echo

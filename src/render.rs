@@ -15,13 +15,13 @@ pub const MAX_PRINTED_CELLS: u64 = 1 << 24;
 /// How a board is drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Style {
-    /// Marks or `-`, one space between cells: `X - O` (seeds/000).
+    /// Marks or `-`, one space between cells: `X - O` (CS 1044 Project 6).
     #[default]
     Classic,
     /// Cells joined by `|`, rows separated by `-+-+-`, a space for an empty
-    /// cell (seeds/003).
+    /// cell (StFX asn3).
     Grid,
-    /// A table with numbered rows and columns from 0 (seeds/004).
+    /// A table with numbered rows and columns from 0 (Clemson CPSC 2150).
     Table,
 }
 

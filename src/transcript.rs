@@ -58,14 +58,14 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The programmer named in seeds/000's sample transcript.
+    /// The programmer named in CS 1044 Project 6's sample transcript.
     pub const DEFAULT_PROGRAMMER: &'static str = "Dwight Barnette";
-    /// The project line of seeds/000's sample transcript.
+    /// The project line of CS 1044 Project 6's sample transcript.
     pub const DEFAULT_PROJECT: &'static str = "CS 1044 Project 6 Spring 2002";
 }
 
 impl Default for Layout {
-    /// The layout of seeds/000's sample transcript.
+    /// The layout of CS 1044 Project 6's sample transcript.
     fn default() -> Layout {
         Layout {
             programmer: Layout::DEFAULT_PROGRAMMER.to_owned(),

@@ -79,8 +79,8 @@ enum Within {
     /// Only files the referee reads: a hostile corpus.
     #[value(help = "only files the referee reads: a hostile corpus")]
     WellFormed,
-    /// CS 1044's promises to its students (seeds/000).
-    #[value(name = "cs1044", help = "CS 1044's promises to its students (seeds/000)")]
+    /// CS 1044's promises to its students (CS 1044 Project 6).
+    #[value(name = "cs1044", help = "CS 1044's promises to its students (CS 1044 Project 6)")]
     Cs1044,
 }
 

@@ -55,11 +55,11 @@ on the referee's answer, within --shrink-runs and --shrink-time per test; the
 smallest game found is shown first in every report (--no-shrink: none).
 
 --api grades an assignment's functions one by one instead of a whole program:
-  xtreme      seeds/003's asn3.py (or the submission's only .py): setup_game,
+  xtreme      StFX asn3's asn3.py (or the submission's only .py): setup_game,
               parse_move, is_move_valid, apply_move, check_row, check_column,
               check_down_diagonal, check_up_diagonal, check_for_winner,
               render_cell, render_row, render_board
-  igameboard  seeds/004's Java classes, found by name in any package:
+  igameboard  Clemson CPSC 2150's Java classes, found by name in any package:
               GameBoard and GameBoardMem through IGameBoard's methods, each
               Class.method one test
 Each function is called on the assignment's published examples and --cases

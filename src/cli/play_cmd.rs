@@ -27,14 +27,14 @@ file, refereed, reproduces the transcript byte for byte.
 Profiles reproduce the seed programs' consoles, prompts and messages exactly
 (FORMAT.md has every line). They ask for the board themselves, so --board and
 --win are refused with them.
-  xtreme    seeds/003: the size, then `x, y` moves; one game.
-  extended  seeds/004: 2 to 10 players, their characters, rows, columns, the
+  xtreme    StFX asn3: the size, then `x, y` moves; one game.
+  extended  Clemson CPSC 2150: 2 to 10 players, their characters, rows, columns, the
             number to win and the board kind, then ROW and COLUMN from 0;
             --x and --o play players 1 and 2 (people by default), the rest
             are people; asks to play again.
-  uri       seeds/002: the numbered 3x3 board, the AI (--o, minimax by
+  uri       URI CSC 212 Deep Dive 4: the numbered 3x3 board, the AI (--o, minimax by
             default) as player 2; one game.
-  smalltalk seeds/001: asks whether each player is a human or the computer
+  smalltalk the Smalltalk exercise: asks whether each player is a human or the computer
             (rules, with --seed), so --x and --o are refused; redraws the
             board on every change, clearing a terminal first; one game.";
 

@@ -25,8 +25,8 @@ macro_rules! value_enum {
 }
 
 value_enum!(crate::engine::EngineKind {
-    Rules => "rules": "win, else block, else the centre, else a random corner, else any square (seeds/001)",
-    Minimax => "minimax": "depth-limited minimax exactly as seeds/002 writes it (MAX_DEPTH 5)",
+    Rules => "rules": "win, else block, else the centre, else a random corner, else any square (the Smalltalk exercise)",
+    Minimax => "minimax": "depth-limited minimax exactly as URI CSC 212 Deep Dive 4 writes it (MAX_DEPTH 5)",
     Perfect => "perfect": "a full solver: never loses, wins fastest, loses slowest",
     Random => "random": "a uniformly random legal move (seeded)",
 });
@@ -39,10 +39,10 @@ value_enum!(crate::board::Storage {
 
 value_enum!(crate::play::Profile {
     Default => "default": "a plain prompt with square numbers; asks to play again when a person plays",
-    Xtreme => "xtreme": "seeds/003's console: `Game Board Size: `, `X's move (x, y): `",
-    Extended => "extended": "seeds/004's console: `How many players?`, `Player X Please enter your ROW`",
-    Smalltalk => "smalltalk": "seeds/001's console: `Type of Player X (human or computer)?`, the board redrawn each move",
-    Uri => "uri": "seeds/002's console: `Player 1 make your move: `, `AI's move: N`",
+    Xtreme => "xtreme": "StFX asn3's console: `Game Board Size: `, `X's move (x, y): `",
+    Extended => "extended": "Clemson CPSC 2150's console: `How many players?`, `Player X Please enter your ROW`",
+    Smalltalk => "smalltalk": "the Smalltalk exercise's console: `Type of Player X (human or computer)?`, the board redrawn each move",
+    Uri => "uri": "URI CSC 212 Deep Dive 4's console: `Player 1 make your move: `, `AI's move: N`",
 });
 
 value_enum!(crate::transcript::Boards {
@@ -63,6 +63,6 @@ value_enum!(crate::render::Style {
 });
 
 value_enum!(crate::grade::Api {
-    Xtreme => "xtreme": "seeds/003's asn3.py: setup_game, parse_move, ..., render_board, called one by one",
-    IGameBoard => "igameboard": "seeds/004's Java IGameBoard, through GameBoard and GameBoardMem, method by method",
+    Xtreme => "xtreme": "StFX asn3's asn3.py: setup_game, parse_move, ..., render_board, called one by one",
+    IGameBoard => "igameboard": "Clemson CPSC 2150's Java IGameBoard, through GameBoard and GameBoardMem, method by method",
 });

@@ -1,4 +1,4 @@
-//! seeds/002's minimax:
+//! URI CSC 212 Deep Dive 4's minimax:
 //!
 //! ```text
 //! if the board is terminal: return its value (1 MAX won, -1 MIN won, 0 tie)
@@ -59,7 +59,7 @@ pub(super) fn choose(game: &Game) -> Square {
     }
 }
 
-/// seeds/002's search, literally, as the tests' oracle for [`choose`].
+/// URI CSC 212 Deep Dive 4's search, literally, as the tests' oracle for [`choose`].
 #[cfg(test)]
 mod literal {
     use crate::board::Square;
@@ -67,7 +67,7 @@ mod literal {
     use crate::game::Game;
     use crate::player::PlayerId;
 
-    /// seeds/002's search depth (it never binds; see the module documentation).
+    /// URI CSC 212 Deep Dive 4's search depth (it never binds; see the module documentation).
     const MAX_DEPTH: u32 = 5;
 
     pub(super) fn choose(game: &Game) -> Square {

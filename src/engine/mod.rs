@@ -1,4 +1,4 @@
-//! Computer players: `rules` (seeds/001's strategy), `minimax` (seeds/002's
+//! Computer players: `rules` (the Smalltalk exercise's strategy), `minimax` (URI CSC 212 Deep Dive 4's
 //! depth-limited search, move for move), `perfect` (a full solver) and
 //! `random` (any legal move, uniformly: the weakest opponent, for matches).
 //!
@@ -32,10 +32,10 @@ pub type Watcher = Box<dyn FnMut(Progress) + Send>;
 /// The computer players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EngineKind {
-    /// seeds/001: win, else block, else the centre, else a random corner,
+    /// The Smalltalk exercise: win, else block, else the centre, else a random corner,
     /// else a random square.
     Rules,
-    /// seeds/002's depth-limited minimax, exactly as written there.
+    /// URI CSC 212 Deep Dive 4's depth-limited minimax, exactly as written there.
     Minimax,
     /// Never loses; wins as fast as it can, loses as slowly as it must.
     Perfect,

@@ -1,4 +1,4 @@
-//! seeds/001's computer player, in its order: win if a square wins; else
+//! The Smalltalk exercise's computer player, in its order: win if a square wins; else
 //! block a square where an opponent would win next; else take the centre;
 //! else a random free corner; else a random free square. Among several
 //! winning (or blocking) squares it takes the lowest; on boards with an even
@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::board::Square;
 use crate::game::Game;
 
-/// Which of seeds/001's rules decides a move.
+/// Which of the Smalltalk exercise's rules decides a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
     /// A square that wins at once.
@@ -52,7 +52,7 @@ impl Rule {
     }
 }
 
-/// The squares seeds/001's strategy allows the player to move in `game`
+/// The squares the Smalltalk exercise's strategy allows the player to move in `game`
 /// (in ascending order), and the rule that decides them. `game` is not over.
 #[must_use]
 pub fn allowed(game: &Game) -> (Vec<Square>, Rule) {

@@ -433,7 +433,7 @@ impl Grader {
             }
         }
         // A console program found from its files is started as its handout
-        // starts it (seeds/002's starter plays its AI when given one
+        // starts it (URI CSC 212 Deep Dive 4's starter plays its AI when given one
         // argument); a given --run is used as written.
         let run = match (&program.programs, &program.io) {
             (Programs::Detected(_), Io::Console { profile, sides, .. }) => {

@@ -1,4 +1,4 @@
-//! The `extended` console profile: seeds/004's program, Extended Tic Tac Toe.
+//! The `extended` console profile: Clemson CPSC 2150's program, Extended Tic Tac Toe.
 //!
 //! ```text
 //! How many players?
@@ -16,7 +16,7 @@
 //!
 //! Every prompt is a line of its own, as Java's `System.out.println` writes
 //! it, and answers are read a word at a time, as `Scanner` reads them. The
-//! limits are seeds/004's: 2 to 10 players, each a distinct character; 3 to
+//! limits are Clemson CPSC 2150's: 2 to 10 players, each a distinct character; 3 to
 //! 100 rows and columns; 3 to 25 in a row to win (and no more than the
 //! board's longer side, or no one could win). A refused answer prints why
 //! and asks again. A fast game keeps a cell per square, a memory-efficient
@@ -35,12 +35,12 @@ use crate::game::{Game, Move, Outcome};
 use crate::player::{Mark, Player, Players};
 use crate::render::{Renderer, Style};
 
-/// seeds/004's limits.
+/// Clemson CPSC 2150's limits.
 const PLAYERS: RangeInclusive<u32> = 2..=10;
 const SIDE: RangeInclusive<u32> = 3..=100;
 const WIN: RangeInclusive<u32> = 3..=25;
 
-/// seeds/004's console. Player 1 and player 2 are the two given sides;
+/// Clemson CPSC 2150's console. Player 1 and player 2 are the two given sides;
 /// players 3 and on are people.
 pub struct Extended<R, W> {
     sides: [Side; 2],

@@ -98,15 +98,15 @@ pub enum Profile {
     /// A plain prompt: the board, `X to move (1-9): `, square numbers.
     #[default]
     Default,
-    /// seeds/003's program: the size asked first, `x, y` moves, `Move Counter`.
+    /// StFX asn3's program: the size asked first, `x, y` moves, `Move Counter`.
     Xtreme,
-    /// seeds/004's program: players, marks, board and win asked first; rows
+    /// Clemson CPSC 2150's program: players, marks, board and win asked first; rows
     /// and columns from 0.
     Extended,
-    /// seeds/001's program: each player's type asked first, the board redrawn
+    /// The Smalltalk exercise's program: each player's type asked first, the board redrawn
     /// on every change.
     Smalltalk,
-    /// seeds/002's program: the numbered 3×3 board, `Player 1 make your move: `.
+    /// URI CSC 212 Deep Dive 4's program: the numbered 3×3 board, `Player 1 make your move: `.
     Uri,
 }
 
@@ -126,7 +126,7 @@ impl Profile {
     }
 
     /// Who plays O (player 2) unless told: the seed program's own opponent.
-    /// seeds/004's game is for people; seeds/002's AI is its minimax.
+    /// Clemson CPSC 2150's game is for people; URI CSC 212 Deep Dive 4's AI is its minimax.
     #[must_use]
     pub fn default_second(self) -> Side {
         match self {
@@ -153,7 +153,7 @@ impl Profile {
     }
 
     /// The arguments the seed program is started with to play `sides`:
-    /// seeds/002's starter plays its AI (as O) exactly when it is given one
+    /// URI CSC 212 Deep Dive 4's starter plays its AI (as O) exactly when it is given one
     /// argument; every other program takes none.
     #[must_use]
     pub fn program_args(self, sides: [Side; 2]) -> &'static [&'static str] {
@@ -389,8 +389,8 @@ fn engines(sides: &[Side], seed: u64, thinking: Thinking) -> Vec<Option<Engine>>
         .collect()
 }
 
-/// Shows the board and a blank line: the default console's layout, seeds/003's
-/// (Python's `print(render_board(board))`) and seeds/004's (Java's
+/// Shows the board and a blank line: the default console's layout, StFX asn3's
+/// (Python's `print(render_board(board))`) and Clemson CPSC 2150's (Java's
 /// `System.out.println(board)`).
 fn show(renderer: &Renderer, game: &Game, output: &mut impl Write) -> io::Result<()> {
     let mut board = Vec::new();

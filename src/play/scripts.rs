@@ -64,7 +64,7 @@ pub fn script(profile: Profile, seed: u64, index: u64) -> String {
         });
     }
     // The shortest beginning that finishes the first game; but a computer
-    // that plays seeds/001's strategy leaves corners to chance, and another
+    // that plays the Smalltalk exercise's strategy leaves corners to chance, and another
     // game may need more of the person's squares, so a `smalltalk` script
     // keeps them all (the game ends, whatever the computer draws, before
     // they run out).

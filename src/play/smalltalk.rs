@@ -1,4 +1,4 @@
-//! The `smalltalk` console profile: seeds/001's program (Smalltalk,
+//! The `smalltalk` console profile: the Smalltalk exercise's program (Smalltalk,
 //! `TicTacToe new startGame`). The seed fixes what it does, not its words; no
 //! original program is public, so the wording is this project's (FORMAT.md).
 //!
@@ -16,7 +16,7 @@
 //! boxes); anything but `human` or `computer` (or `h`, `c`, in any case) is
 //! asked again. X moves first. A person types a square 1–9; an invalid or
 //! taken square is asked again with the same question, as the seed's dialog
-//! box pops up again. A computer plays seeds/001's strategy (the `rules`
+//! box pops up again. A computer plays the Smalltalk exercise's strategy (the `rules`
 //! engine, seeded). Whenever the board changes it is printed anew, after the
 //! screen is cleared if the console is a terminal (the seed's Transcript
 //! window). The game ends with `Player X wins!`, `Player O wins!` or `It's a
@@ -33,7 +33,7 @@ use crate::render::{Renderer, Style};
 /// The terminal's sequence to clear the screen and put the cursor at the top.
 pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
 
-/// seeds/001's console: one game on the classic board.
+/// The Smalltalk exercise's console: one game on the classic board.
 pub struct Smalltalk<R, W> {
     clear_screen: bool,
     input: R,

@@ -1,4 +1,4 @@
-//! The `uri` console profile: seeds/002's program, the URI CSC 212 deep
+//! The `uri` console profile: URI CSC 212 Deep Dive 4's program, the URI CSC 212 deep
 //! dive, exactly as its starter code prints and reads (FORMAT.md, "Consoles",
 //! has every line).
 //!
@@ -36,7 +36,7 @@ use crate::engine::{Engine, EngineKind};
 use crate::game::{Game, Move, Outcome};
 use crate::player::PlayerId;
 
-/// seeds/002's console: one game on the classic board.
+/// URI CSC 212 Deep Dive 4's console: one game on the classic board.
 pub struct Uri<R, W> {
     sides: [Side; 2],
     input: R,
@@ -160,7 +160,7 @@ impl<R: BufRead, W: Write> Dialogue for Uri<R, W> {
 
 /// The square the starter's `minimax_move` takes for the player to move.
 ///
-/// It tries each free square in order, asks seeds/002's minimax for the value
+/// It tries each free square in order, asks URI CSC 212 Deep Dive 4's minimax for the value
 /// of the position after it, and keeps the square whenever the value is below
 /// `MAX_VAL`; its best value is never updated, so the last such square stays.
 /// Every node's best value starts at a tie, so a value is a win for the
@@ -207,7 +207,7 @@ mod tests {
         (!cells.contains(&0)).then_some(0)
     }
 
-    /// seeds/002's `minimax_algo`, line by line: `just_moved` has just moved.
+    /// URI CSC 212 Deep Dive 4's `minimax_algo`, line by line: `just_moved` has just moved.
     fn minimax_algo(cells: &mut [u8; 9], just_moved: u8, depth: u32) -> i32 {
         if let Some(value) = terminal(cells) {
             return value;

@@ -1,4 +1,4 @@
-//! The `xtreme` console profile: seeds/003's own program, its prompts and
+//! The `xtreme` console profile: StFX asn3's own program, its prompts and
 //! messages exactly.
 //!
 //! ```text
@@ -31,7 +31,7 @@ use crate::render::{Renderer, Style};
 /// The largest board the size prompt accepts.
 const MAX_SIZE: u32 = 100;
 
-/// seeds/003's console: one game, X and O played by the given sides.
+/// StFX asn3's console: one game, X and O played by the given sides.
 pub struct Xtreme<R, W> {
     sides: [Side; 2],
     renderer: Renderer,

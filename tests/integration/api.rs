@@ -1,5 +1,5 @@
-//! `grade --api`: the functions of seeds/003's `asn3.py` and the methods of
-//! seeds/004's `IGameBoard` classes graded one by one, each student of
+//! `grade --api`: the functions of StFX asn3's `asn3.py` and the methods of
+//! Clemson CPSC 2150's `IGameBoard` classes graded one by one, each student of
 //! `fixtures/api/` with one planted bug getting exactly the verdicts it
 //! earns and the smallest call that shows it.
 

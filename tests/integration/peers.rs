@@ -1,4 +1,4 @@
-//! Conformance with the test vectors published with seeds/003 and seeds/004
+//! Conformance with the test vectors published with StFX asn3 and Clemson CPSC 2150
 //! (`fixtures/peers/`, described in its README): placing, board queries, win
 //! checks and the `grid` rendering must agree with every vector.
 
@@ -58,7 +58,7 @@ impl Position {
         Position { board, players }
     }
 
-    /// From seeds/003's list of rows (`" "` or `""` for an empty cell).
+    /// From StFX asn3's list of rows (`" "` or `""` for an empty cell).
     fn from_rows(rows: &Value, win: impl Fn(u32, u32) -> u32, storage: Storage) -> Position {
         let rows = rows.as_array().expect("rows");
         let mut cells = Vec::new();
@@ -94,7 +94,7 @@ impl Position {
         Renderer::new(Style::Grid, &self.players)
     }
 
-    /// The board as seeds/003's list of rows.
+    /// The board as StFX asn3's list of rows.
     fn rows(&self) -> Value {
         let g = self.board.geometry();
         (0..g.rows())
@@ -123,7 +123,7 @@ fn text(bytes: Vec<u8>) -> Value {
     String::from_utf8(bytes).expect("UTF-8").into()
 }
 
-/// seeds/003: what the assignment's function returns for this vector.
+/// StFX asn3: what the assignment's function returns for this vector.
 fn stfx(fn_name: &str, args: &[Value], storage: Storage) -> Value {
     let any_win = |_, _| 1;
     match fn_name {
@@ -230,7 +230,7 @@ fn seed_003_xtreme_vectors() {
     assert!(checked >= 80, "only {checked} vectors checked");
 }
 
-/// seeds/004: the vector's board, built from its moves or its rows.
+/// Clemson CPSC 2150: the vector's board, built from its moves or its rows.
 fn igameboard_position(v: &Value, storage: Storage) -> Position {
     let dim = |key: &str| to_u32(usize::try_from(int(&v[key])).expect("a size"));
     let mut cells = Vec::new();

@@ -265,7 +265,7 @@ proptest! {
 }
 
 /// How `text`, a generated move file, breaks CS 1044's promises to its
-/// students (seeds/000), if it does: the header and every move line are read
+/// students (CS 1044 Project 6), if it does: the header and every move line are read
 /// with the referee's own reader, and the valid moves counted from its report.
 fn breaks_cs1044_promises(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_terminator('\n').collect();

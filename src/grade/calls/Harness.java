@@ -1,6 +1,6 @@
 /*
  * ttt-referee's harness for `grade --api igameboard`: calls the methods of a
- * student's IGameBoard classes (seeds/004, CPSC 2150 Extended Tic Tac Toe).
+ * student's IGameBoard classes (Clemson CPSC 2150, CPSC 2150 Extended Tic Tac Toe).
  *
  * Usage: java <jvm flags> -cp HARNESS_CLASSES:STUDENT_CLASSES ttt.harness.Harness
  *            LIMIT_MS BUDGET_MS GAMEBOARD GAMEBOARDMEM BOARDPOSITION < calls

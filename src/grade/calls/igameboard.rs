@@ -1,4 +1,4 @@
-//! seeds/004's Java classes (`IGameBoard` through `GameBoard` and
+//! Clemson CPSC 2150's Java classes (`IGameBoard` through `GameBoard` and
 //! `GameBoardMem`): their cases, expected values from the rule engine and
 //! the `table` rendering, and how each call reads in Java.
 //!
@@ -62,7 +62,7 @@ const SIDES: (u32, u32) = (3, 8);
 /// Marks players use, besides X and O.
 const MARKS: [char; 6] = ['X', 'O', 'Z', 'P', '#', 'K'];
 
-/// seeds/004's Java `IGameBoard` ([`super::Api::IGameBoard`]).
+/// Clemson CPSC 2150's Java `IGameBoard` ([`super::Api::IGameBoard`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IGameBoard;
 

@@ -156,9 +156,9 @@ pub fn does_not_load(why: &str) -> String {
 /// `--api`, each naming its [`Assignment`] ([`Api::assignment`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Api {
-    /// seeds/003's `asn3.py`: twelve Python functions on n × n boards.
+    /// StFX asn3's `asn3.py`: twelve Python functions on n × n boards.
     Xtreme,
-    /// seeds/004's Java `IGameBoard`, through both `GameBoard` and
+    /// Clemson CPSC 2150's Java `IGameBoard`, through both `GameBoard` and
     /// `GameBoardMem`.
     IGameBoard,
 }

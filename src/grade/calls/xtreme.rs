@@ -1,4 +1,4 @@
-//! seeds/003's functions (`asn3.py`, "Xtreme" tic-tac-toe on n × n boards):
+//! StFX asn3's functions (`asn3.py`, "Xtreme" tic-tac-toe on n × n boards):
 //! their cases, expected values from the rule engine and the `grid`
 //! rendering, and how each call reads in Python.
 //!
@@ -47,7 +47,7 @@ const PEERS: &str = include_str!("../../../fixtures/peers/stfx_cs101_asn3_vector
 /// The harness's file name in the grader's directory.
 const HARNESS_FILE: &str = "harness.py";
 
-/// seeds/003's `asn3.py` ([`super::Api::Xtreme`]).
+/// StFX asn3's `asn3.py` ([`super::Api::Xtreme`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Xtreme;
 
