@@ -210,7 +210,8 @@ fn check_header_label_needs_only_the_labels() {
         (
             1,
             format!(
-                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 39/40 lines, 40 found (97.5%)\n"
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 39/40 lines, 40 found (97.5%)\n\
+                 ttt-referee: note: {path} differs only in its header (the programmer and project lines); `--header skip` leaves them out and passes it\n"
             )
         )
     );
