@@ -301,8 +301,7 @@ impl Grader {
                 name,
                 language: ready.language,
                 start: ready.start,
-                argv: shell_words::split(&ready.run)
-                    .map_err(|e| format!("its run command `{}`: {e}", ready.run))?,
+                argv: shell_words::split(&ready.run).map_err(|e| format!("its run command `{}`: {e}", ready.run))?,
                 sandbox: Arc::clone(&self.sandbox),
                 limits: self.plan.limits,
             }),
