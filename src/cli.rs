@@ -126,7 +126,7 @@ enum Command {
     /// Print a shell completion script.
     #[command(after_help = completions_cmd::AFTER_HELP)]
     Completions(completions_cmd::CompletionsArgs),
-    /// Print the man page (roff), or with --dir write every command's page.
+    /// Print the man page (roff), or with --out-dir write every command's page.
     #[command(after_help = manpage_cmd::AFTER_HELP)]
     Manpage(manpage_cmd::ManpageArgs),
 }
@@ -308,6 +308,12 @@ enum CliError {
     /// Two batch inputs with one file name: the later one is refused.
     #[error("{}: another input has the same file name; its output would overwrite {}", .input.display(), .output.display())]
     SameOutput { input: PathBuf, output: PathBuf },
+    /// A directory `check` or `grade` was given that is none.
+    #[error("{path}: {}; expected {what}", .error.as_ref().map_or_else(|| "not a directory".to_owned(), |e| format!("cannot open: {}", describe(e))))]
+    NoDirectory { path: Shown, what: &'static str, error: Option<io::Error> },
+    /// A first move file that is no file but looks like a mistyped command.
+    #[error("{given}: neither a move file nor a command; did you mean `ttt-referee {command}`?")]
+    UnknownCommand { given: String, command: String },
     /// `check` with neither a pair of files nor a pair of directories (clap
     /// prevents it; kept as an error, not a panic).
     #[error("check needs MOVES TRANSCRIPT, or --moves DIR --transcripts DIR")]
@@ -621,6 +627,9 @@ fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
     if let Some(out_dir) = &args.out_dir {
         return run_batch(&args.moves, out_dir, &options);
     }
+    if let Some(error) = mistyped_command(&args.moves) {
+        return Err(error);
+    }
     let [moves] = args.moves.as_slice() else {
         return Err(CliError::SeveralInputs { count: args.moves.len() });
     };
@@ -636,6 +645,52 @@ fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
         );
     }
     Ok(EXIT_SUCCESS)
+}
+
+/// The error for a first "move file" that does not exist and is a word
+/// close to a command's name (`chek` for `check`): clap takes any word that
+/// is not a command for a move file.
+fn mistyped_command(moves: &[PathBuf]) -> Option<CliError> {
+    let given = moves.first()?.to_str()?;
+    if given.is_empty()
+        || !given.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+        || Path::new(given).exists()
+    {
+        return None;
+    }
+    let commands = Cli::command();
+    let names: Vec<&str> =
+        commands.get_subcommands().filter(|c| !c.is_hide_set()).map(clap::Command::get_name).collect();
+    // The nearest name within a typo or two, else the only one it begins.
+    let near = names
+        .iter()
+        .map(|name| (edit_distance(given, name), *name))
+        .filter(|&(distance, name)| distance <= if name.len() <= 4 { 1 } else { 2 })
+        .min();
+    let command = near.map(|(_, name)| name).or_else(|| {
+        let mut starting = names.iter().filter(|name| given.len() >= 3 && name.starts_with(given));
+        starting.next().filter(|_| starting.next().is_none()).copied()
+    })?;
+    Some(CliError::UnknownCommand { given: given.to_owned(), command: command.to_owned() })
+}
+
+/// The edits (insertions, deletions, substitutions, swaps of neighbours)
+/// that turn `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![(0..=b.len()).collect::<Vec<usize>>()];
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (rows[i - 1][j] + 1).min(row[j - 1] + 1).min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(rows[i - 2][j - 2] + 1);
+            }
+        }
+        rows.push(row);
+    }
+    rows[a.len()][b.len()]
 }
 
 /// Referees `moves` into `output` (standard output if `None`), all or nothing.

@@ -51,9 +51,9 @@ pub(super) struct GradescopeArgs {
     #[arg(long, value_name = "FILE")]
     binary: Option<PathBuf>,
 
-    /// Where to write the zip.
-    #[arg(short, long, value_name = "FILE", default_value = "autograder.zip")]
-    out: PathBuf,
+    /// Where to write the zip. (`--out` is the old spelling.)
+    #[arg(short, long, value_name = "FILE", default_value = "autograder.zip", alias = "out")]
+    output: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -76,7 +76,7 @@ pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u
         AutograderCommand::Gradescope(args) => {
             args.scoring.scoring()?;
             let written = with_contents(&args.plan, args.binary.as_deref(), matches, |contents| {
-                package::gradescope(contents, &args.out)
+                package::gradescope(contents, &args.output)
             })?;
             let what = match written.tests {
                 Some(tests) => format!("{tests} tests"),
@@ -85,7 +85,7 @@ pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u
             let _ = writeln!(
                 io::stderr(),
                 "ttt-referee: wrote {} ({what}); upload it as the assignment's autograder (Ubuntu base image)",
-                args.out.display(),
+                args.output.display(),
             );
         }
         AutograderCommand::Github(args) => {

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::batch;
 use crate::check::Difference;
-use crate::check::{CheckOptions, Comparison, compare};
+use crate::check::{CheckOptions, Comparison, Header, compare};
 use crate::grade::report::{CsvTable, inert};
 use crate::referee::{self, Format, Options};
 
@@ -137,7 +137,44 @@ fn run_one(moves: &Path, transcript: &Path, options: &Options, check: CheckOptio
         }
     };
     written.and_then(|()| out.flush()).map_err(CliError::stdout)?;
+    if !comparison.matches()
+        && let Some(header) = passing_header(&expected, &actual, check)
+    {
+        let _ = writeln!(
+            io::stderr(),
+            "ttt-referee: note: {shown} differs only in its header (the programmer and project lines); {}",
+            header_note(header, "it")
+        );
+    }
     Ok(if comparison.matches() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+}
+
+/// The laxer `--header` under which `actual` would match, if the header is
+/// all that keeps it from matching: `check` compares the header exactly by
+/// default, `grade` only its labels, and a TA should not have to guess why
+/// one passes what the other fails.
+fn passing_header(expected: &[u8], actual: &[u8], check: CheckOptions) -> Option<Header> {
+    let laxer: &[Header] = match check.header {
+        Header::Exact => &[Header::Label, Header::Skip],
+        Header::Label => &[Header::Skip],
+        Header::Skip => &[],
+    };
+    laxer
+        .iter()
+        .copied()
+        .find(|&header| compare(expected, actual, CheckOptions { header, ..check }).matches())
+}
+
+/// What `--header` would pass `them` (`it`, `them`).
+fn header_note(header: Header, them: &str) -> String {
+    match header {
+        Header::Label => {
+            format!(
+                "`--header label` checks only their labels (`Programmer:`), as grade does by default, and passes {them}"
+            )
+        }
+        Header::Skip | Header::Exact => format!("`--header skip` leaves them out and passes {them}"),
+    }
 }
 
 /// `50/52 lines, 53 found (95.2%)`: the expected lines matched, how many
@@ -188,6 +225,9 @@ struct Row {
     comparison: Option<Comparison>,
     score: Option<f64>,
     error: Option<String>,
+    /// The laxer `--header` that would pass a transcript that differs.
+    #[serde(skip)]
+    passes_with: Option<Header>,
 }
 
 fn run_dirs(
@@ -197,6 +237,9 @@ fn run_dirs(
     check: CheckOptions,
     format: TableFormat,
 ) -> Result<u8, CliError> {
+    // A mistyped directory is not a class that handed nothing in.
+    directory(moves, "the directory of move files (--moves DIR)")?;
+    directory(transcripts, "the directory of transcripts (--transcripts DIR)")?;
     let jobs = batch::jobs(&[moves.to_path_buf()], transcripts, Format::Text)
         .map_err(|(path, source)| CliError::Open { path: Shown::input(&path), source })?;
     let rows: Vec<Row> = jobs
@@ -210,6 +253,7 @@ fn run_dirs(
                     comparison: None,
                     score: None,
                     error: Some(e.to_string()),
+                    passes_with: None,
                 },
                 Ok(expected) => {
                     let (missing, actual) = match fs::read(&job.output) {
@@ -217,6 +261,9 @@ fn run_dirs(
                         Err(_) => (true, Vec::new()),
                     };
                     let comparison = compare(&expected, &actual, check);
+                    let passes_with = (!missing && !comparison.matches())
+                        .then(|| passing_header(&expected, &actual, check))
+                        .flatten();
                     let status = match (missing, comparison.matches()) {
                         (true, _) => Status::Missing,
                         (false, true) => Status::Match,
@@ -228,6 +275,7 @@ fn run_dirs(
                         score: Some(comparison.score()),
                         comparison: Some(comparison),
                         error: None,
+                        passes_with,
                     }
                 }
             }
@@ -236,6 +284,17 @@ fn run_dirs(
 
     let mut out = io::stdout().lock();
     write_rows(&mut out, &rows, format).and_then(|()| out.flush()).map_err(CliError::stdout)?;
+    for header in [Header::Label, Header::Skip] {
+        let count = rows.iter().filter(|r| r.passes_with == Some(header)).count();
+        if count > 0 {
+            let (files, them) = if count == 1 { ("file differs", "it") } else { ("files differ", "them") };
+            let _ = writeln!(
+                io::stderr(),
+                "ttt-referee: note: {count} {files} only in the header (the programmer and project lines); {}",
+                header_note(header, them)
+            );
+        }
+    }
     Ok(if rows.iter().any(|r| r.status == Status::Error) {
         EXIT_ERROR
     } else if rows.iter().any(|r| r.status != Status::Match) {
@@ -243,6 +302,16 @@ fn run_dirs(
     } else {
         EXIT_SUCCESS
     })
+}
+
+/// `Ok` if `path` is a directory, else an error naming it and `what` was
+/// expected there.
+pub(super) fn directory(path: &Path, what: &'static str) -> Result<(), CliError> {
+    match fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => Ok(()),
+        Ok(_) => Err(CliError::NoDirectory { path: Shown::input(path), what, error: None }),
+        Err(error) => Err(CliError::NoDirectory { path: Shown::input(path), what, error: Some(error) }),
+    }
 }
 
 fn write_rows(out: &mut impl Write, rows: &[Row], format: TableFormat) -> io::Result<()> {

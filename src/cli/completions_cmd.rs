@@ -1,6 +1,13 @@
 //! `ttt-referee completions SHELL`: print the shell's completion script, as
-//! `clap_complete` writes it from the command-line definition (with bash's
-//! repaired, see [`repair_bash`]).
+//! `clap_complete` writes it from the command-line definition, repaired
+//! where it goes wrong for this command line (see [`repair_bash`],
+//! [`repair_zsh`], [`repair_fish`]).
+//!
+//! The top level takes either a subcommand or move files (clap's
+//! `args_conflicts_with_subcommands`), which `clap_complete` does not model:
+//! its zsh script took the first word for a move file and the second for
+//! the subcommand, so `ttt-referee grade --hea<TAB>` found nothing, and its
+//! fish script completed no top-level option's value.
 
 use std::io::{self, Write};
 
@@ -14,7 +21,8 @@ Install the script where the shell looks for completions, then start a new shell
   bash  ttt-referee completions bash > ~/.local/share/bash-completion/completions/ttt-referee
   zsh   ttt-referee completions zsh > ~/.zfunc/_ttt-referee
         (with `fpath+=~/.zfunc; autoload -Uz compinit; compinit` in ~/.zshrc)
-  fish  ttt-referee completions fish > ~/.config/fish/completions/ttt-referee.fish";
+  fish  mkdir -p ~/.config/fish/completions
+        ttt-referee completions fish > ~/.config/fish/completions/ttt-referee.fish";
 
 #[derive(Debug, Args)]
 pub(super) struct CompletionsArgs {
@@ -34,7 +42,89 @@ fn script(shell: Shell, mut cmd: Command) -> String {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, &name, &mut script);
     let script = String::from_utf8_lossy(&script).into_owned();
-    if shell == Shell::Bash { repair_bash(&script, &name) } else { script }
+    match shell {
+        Shell::Bash => repair_bash(&script, &name),
+        Shell::Zsh => repair_zsh(&script, &name),
+        Shell::Fish => repair_fish(&script, &name, &subcommands(&cmd)),
+        _ => script,
+    }
+}
+
+/// The names of `cmd`'s subcommands, `help` included.
+fn subcommands(cmd: &Command) -> Vec<String> {
+    let mut names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_owned()).collect();
+    if !names.iter().any(|n| n == "help") {
+        names.push("help".to_owned());
+    }
+    names
+}
+
+/// Makes the zsh script complete the first word as a subcommand or a move
+/// file. `clap_complete` declares the move files as the first word and the
+/// subcommand as the second (`$line[2]`); this takes the move files'
+/// declaration out of the top level's, completes subcommands and files as
+/// the first word, reads the subcommand from `$line[1]`, and adds an arm
+/// for a first word that is no subcommand (a move file): the top level's
+/// options and more move files. A script not shaped as expected is left
+/// as it is.
+fn repair_zsh(script: &str, name: &str) -> String {
+    const ARGUMENTS: &str = "_arguments \"${_arguments_options[@]}\" : \\\n";
+    let commands = format!("\":: :_{name}_commands\" \\\n");
+    let (Some(start), Some(at)) = (script.find(ARGUMENTS), script.find(&commands)) else {
+        return script.to_owned();
+    };
+    let options_start = start + ARGUMENTS.len();
+    // The move files' declaration: the line before the subcommand's.
+    let Some(moves_start) = script[..at].rfind("\n'").map(|i| i + 1) else { return script.to_owned() };
+    if moves_start < options_start || !script[moves_start..at].starts_with("':") {
+        return script.to_owned();
+    }
+    let options = &script[options_start..moves_start];
+    let moves = format!("'*{}", &script[moves_start + 1..at]);
+    let end = "        esac\n    ;;\nesac\n}\n";
+    let Some(last_arm) = script.find(end) else { return script.to_owned() };
+    let mut repaired = String::with_capacity(script.len() + options.len() + 256);
+    repaired.push_str(&script[..moves_start]);
+    let middle = script[at..last_arm].replacen("$line[2]", "$line[1]", 3);
+    repaired.push_str(&middle);
+    repaired.push_str("(*)\n");
+    repaired.push_str(ARGUMENTS);
+    repaired.push_str(options);
+    repaired.push_str(&moves);
+    repaired.push_str("&& ret=0\n;;\n");
+    repaired.push_str(&script[last_arm..]);
+    // The first word: a subcommand or a move file.
+    let describe = format!("    _describe -t commands '{name} commands' commands \"$@\"\n");
+    let both = format!(
+        "    local ret=1\n    _describe -t commands '{name} commands' commands \"$@\" && ret=0\n    _files \"$@\" && ret=0\n    return ret\n"
+    );
+    let function = format!("\n_{name}_commands() {{\n");
+    match repaired.find(&function) {
+        Some(at) => {
+            let (head, tail) = repaired.split_at(at);
+            format!("{head}{}", tail.replacen(&describe, &both, 1))
+        }
+        None => repaired,
+    }
+}
+
+/// Makes the fish script complete the top level's option values and its
+/// options after a move file. `clap_complete`'s test for "no subcommand
+/// yet" failed while an option waited for its value (`--style <TAB>`), and
+/// took a move file for a subcommand; here an option waiting for its value
+/// is at the top level, and only a subcommand's name is a subcommand.
+fn repair_fish(script: &str, name: &str, subcommands: &[String]) -> String {
+    let function = name.replace('-', "_");
+    let head = format!("function __fish_{function}_needs_command\n");
+    let Some(start) = script.find(&head) else { return script.to_owned() };
+    let Some(len) = script[start..].find("\nend\n") else { return script.to_owned() };
+    let body = &script[start..start + len];
+    let repaired = body.replacen("    or return\n", "    or return 0\n", 1).replacen(
+        "    if set -q argv[1]\n",
+        &format!("    if set -q argv[1]; and contains -- $argv[1] {}\n", subcommands.join(" ")),
+        1,
+    );
+    format!("{}{repaired}{}", &script[..start], &script[start + len..])
 }
 
 /// Relabels the arms of a `clap_complete` bash script for a command whose name
@@ -82,6 +172,55 @@ mod tests {
         assert!(states.contains("ttt__referee__subcmd__grade"), "{states:?}");
         let missing: Vec<_> = states.difference(&arms).collect();
         assert!(missing.is_empty(), "states without an arm: {missing:?}\narms: {arms:?}");
+    }
+
+    /// The zsh script completes the first word as a subcommand (or a move
+    /// file), reads the subcommand from it, and after a move file offers
+    /// the top level's options.
+    #[test]
+    fn zsh_completes_a_subcommand_as_the_first_word() {
+        let script = script(Shell::Zsh, Cli::command());
+        let top = &script[..script.find("\n    case $state in").unwrap()];
+        assert!(
+            top.ends_with("\":: :_ttt-referee_commands\" \\\n\"*::: :->ttt-referee\" \\\n&& ret=0"),
+            "{top}"
+        );
+        assert!(!top.contains("':moves"), "{top}");
+        assert!(!script.contains("$line[2]"), "{script}");
+        assert!(script.contains("        case $line[1] in\n            (check)\n"), "{script}");
+        let commands = &script[script.find("\n_ttt-referee_commands() {").unwrap()..];
+        assert!(
+            commands.contains("commands \"$@\" && ret=0\n    _files \"$@\" && ret=0\n    return ret\n}"),
+            "{commands}"
+        );
+        // grade's options, and the arm for a move file, last in the top case.
+        assert!(script.contains("(grade)\n_arguments \"${_arguments_options[@]}\" : \\\n"), "{script}");
+        assert!(script.contains("'--header=[The header lines"), "{script}");
+        let arm = &script[script.find("\n(*)\n").unwrap()..];
+        assert!(arm.contains("\n'--style=[How boards are drawn]:STYLE:((classic"), "{arm}");
+        assert!(arm.contains("\n'*:moves -- Move files to referee;"), "{arm}");
+        assert!(arm.contains("&& ret=0\n;;\n        esac\n    ;;\nesac\n}\n"), "{arm}");
+        // Every player is a value to complete.
+        assert!(
+            script.contains(":PLAYER:((human\\:\"a person, typing at the console\"\nrules\\:"),
+            "{script}"
+        );
+    }
+
+    #[test]
+    fn fish_knows_the_top_level_from_a_subcommand() {
+        let script = script(Shell::Fish, Cli::command());
+        assert!(script.contains("    or return 0\n"), "{script}");
+        assert!(
+            script.contains("    if set -q argv[1]; and contains -- $argv[1] check hint play gen grade autograder completions manpage help\n"),
+            "{script}"
+        );
+        assert!(
+            script.contains(
+                "-l x -d 'Who plays X (moves first) [default: human]' -r -f -a \"human\\t'a person"
+            ),
+            "{script}"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! referee's transcript of each.
 
 use std::fs;
+use std::io::{self, Write as _};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -105,26 +106,48 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
     let referee_options = args.layout.options(Format::Text);
     fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;
     let digits = args.count.to_string().len().max(4);
-    if let Some(profile) = args.profile {
-        for index in 0..args.count {
-            let path = args.out_dir.join(format!("session-{:0digits$}.stdin", index + 1));
-            let script = scripts::script(profile, args.seed, index);
-            write_file(&path, script.as_bytes())?;
-        }
-        return Ok(EXIT_SUCCESS);
-    }
+    // 20,000 files take seconds: a bar on a terminal, nothing on a pipe.
+    let progress = crate::spinner::progress_bar(args.count, "files");
+    let name = |stem: &str, index: u64, extension: &str| format!("{stem}-{:0digits$}.{extension}", index + 1);
+    let (stem, extension) = if args.profile.is_some() { ("session", "stdin") } else { ("game", "txt") };
     for index in 0..args.count {
-        let text = move_file(&options, index).map_err(CliError::Within)?;
-        let path = args.out_dir.join(format!("game-{:0digits$}.txt", index + 1));
-        write_file(&path, text.as_bytes())?;
-        if args.with_transcripts {
-            let mut transcript = Vec::new();
-            referee::referee(text.as_bytes(), &mut transcript, &referee_options)
-                .map_err(|error| CliError::Generated { path: path.clone(), error })?;
-            let path = path.with_extension("expected");
-            write_file(&path, &transcript)?;
+        let path = args.out_dir.join(name(stem, index, extension));
+        if let Some(profile) = args.profile {
+            write_file(&path, scripts::script(profile, args.seed, index).as_bytes())?;
+        } else {
+            let text = move_file(&options, index).map_err(CliError::Within)?;
+            write_file(&path, text.as_bytes())?;
+            if args.with_transcripts {
+                let mut transcript = Vec::new();
+                referee::referee(text.as_bytes(), &mut transcript, &referee_options)
+                    .map_err(|error| CliError::Generated { path: path.clone(), error })?;
+                write_file(&path.with_extension("expected"), &transcript)?;
+            }
         }
+        progress.inc(1);
     }
+    progress.finish_and_clear();
+    let what = match args.profile {
+        Some(profile) => {
+            format!(
+                "typed scripts for --profile {}",
+                profile.to_possible_value().map_or_else(String::new, |v| v.get_name().to_owned())
+            )
+        }
+        None if args.with_transcripts => "move files and their transcripts (.expected)".to_owned(),
+        None => "move files".to_owned(),
+    };
+    let files = match args.count {
+        0 => String::new(),
+        1 => format!(" ({})", name(stem, 0, extension)),
+        n => format!(" ({} to {})", name(stem, 0, extension), name(stem, n - 1, extension)),
+    };
+    let _ = writeln!(
+        io::stderr(),
+        "ttt-referee: wrote {} {what} into {}{files}",
+        args.count,
+        args.out_dir.display()
+    );
     Ok(EXIT_SUCCESS)
 }
 

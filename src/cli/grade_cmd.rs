@@ -164,27 +164,32 @@ pub(super) struct PlanArgs {
     io: IoMode,
 
     /// The move file's name in the run directory, with --io files.
+    // Not `--input-name`: see `transcript_file`.
     #[arg(long, value_name = "NAME", default_value = grade::DEFAULT_INPUT, value_parser = plain_name)]
-    input_name: String,
+    moves_file: String,
 
-    /// The transcript's name in the run directory, with --io files.
+    /// The name of the transcript the program writes in its run directory,
+    /// with --io files.
+    // Not `--output-name`: clap offered that spelling for a mistyped
+    // `--output`, and an autograder built with `--output-name x.zip` failed
+    // every student. No long option near `--output`/`--out` names a file
+    // the student's program writes.
     #[arg(long, value_name = "NAME", default_value = grade::DEFAULT_OUTPUT, value_parser = plain_name)]
-    output_name: String,
+    transcript_file: String,
 
     /// Grade a console program: each script is its standard input, and its
     /// standard output must be what `play --profile P` prints.
     #[arg(long, value_enum, value_name = "P")]
     profile: Option<Profile>,
 
-    /// With --profile, who plays X: human, rules, minimax or perfect (as
-    /// `play --x`) [default: human].
-    #[arg(long, value_name = "PLAYER", value_parser = Side::parse, requires = "profile")]
+    /// With --profile, who plays X (as `play --x`) [default: human].
+    #[arg(long, value_name = "PLAYER", value_enum, requires = "profile")]
     x: Option<Side>,
 
     /// With --profile, who plays O (as `play --o`) [default: the profile's:
     /// minimax with uri, the seed program's AI; `--o human` grades
     /// two-person games, started with no argument].
-    #[arg(long, value_name = "PLAYER", value_parser = Side::parse, requires = "profile")]
+    #[arg(long, value_name = "PLAYER", value_enum, requires = "profile")]
     o: Option<Side>,
 
     /// The seed of the profile's computer players (as `play --seed`) and of
@@ -493,7 +498,7 @@ impl PlanArgs {
                 Io::Console { profile, sides: profile.sides(self.x, self.o), seed: self.seed }
             }
             (None, IoMode::Files) => {
-                Io::Files { input: self.input_name.clone(), output: self.output_name.clone() }
+                Io::Files { input: self.moves_file.clone(), output: self.transcript_file.clone() }
             }
             (None, IoMode::Stdout) => Io::Stdout,
             (None, IoMode::Args) => Io::Args,
@@ -539,6 +544,16 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     let scoring = args.scoring.scoring()?;
     if args.gradescope.is_some() && args.submissions.len() != 1 {
         return Err(CliError::GradescopeNeedsOne { count: args.submissions.len() });
+    }
+    // A mistyped path is an error, not a student skipped.
+    for submission in &args.submissions {
+        if let Err(error) = std::fs::metadata(submission) {
+            return Err(CliError::NoDirectory {
+                path: super::Shown::input(submission),
+                what: "a submission directory (one per student)",
+                error: Some(error),
+            });
+        }
     }
     let class = Class::sort(&args.submissions);
     for skipped in &class.skipped {

@@ -40,14 +40,13 @@ Profiles reproduce the seed programs' consoles, prompts and messages exactly
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
-    /// Who plays X (moves first): human, rules, minimax, perfect or random
-    /// [default: human].
-    #[arg(long, value_name = "PLAYER", value_parser = Side::parse)]
+    /// Who plays X (moves first) [default: human].
+    #[arg(long, value_name = "PLAYER", value_enum)]
     x: Option<Side>,
 
-    /// Who plays O: human, rules, minimax, perfect or random [default:
-    /// perfect; human with --profile extended, minimax with --profile uri].
-    #[arg(long, value_name = "PLAYER", value_parser = Side::parse)]
+    /// Who plays O [default: perfect; human with --profile extended, minimax
+    /// with --profile uri].
+    #[arg(long, value_name = "PLAYER", value_enum)]
     o: Option<Side>,
 
     #[command(flatten)]

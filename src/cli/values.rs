@@ -66,3 +66,26 @@ value_enum!(crate::grade::Api {
     Xtreme => "xtreme": "StFX asn3's asn3.py: setup_game, parse_move, ..., render_board, called one by one",
     IGameBoard => "igameboard": "Clemson CPSC 2150's Java IGameBoard, through GameBoard and GameBoardMem, method by method",
 });
+
+/// Who plays a side (`play --x`/`--o`, `grade --x`/`--o`): a list of values,
+/// so that help and every shell's completion offer them.
+impl ValueEnum for crate::play::Side {
+    fn value_variants<'a>() -> &'a [Self] {
+        use crate::engine::EngineKind;
+        use crate::play::Side;
+        &[
+            Side::Human,
+            Side::Engine(EngineKind::Rules),
+            Side::Engine(EngineKind::Minimax),
+            Side::Engine(EngineKind::Perfect),
+            Side::Engine(EngineKind::Random),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            crate::play::Side::Human => PossibleValue::new("human").help("a person, typing at the console"),
+            crate::play::Side::Engine(engine) => engine.to_possible_value()?,
+        })
+    }
+}

@@ -268,7 +268,7 @@ impl Plan {
     }
 }
 
-/// The test's name in the run directory unless `--input-name` says otherwise.
+/// The test's name in the run directory unless `--moves-file` says otherwise.
 pub const DEFAULT_INPUT: &str = "TTTmoves.txt";
-/// The answer's name in the run directory unless `--output-name` says otherwise.
+/// The answer's name in the run directory unless `--transcript-file` says otherwise.
 pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";

@@ -242,3 +242,27 @@ fn gradescope_grades_functions_one_by_one_with_no_tests_directory() {
     );
     assert_eq!(results["output"], "Python (asn3.py): 11 of 12 tests passed.");
 }
+
+/// `--output` (the top level's name for the one file a command writes) is
+/// the zip's, and `--out`, the old spelling, still works: the command that
+/// was refused with a tip towards `--output-name` now builds the zip.
+#[test]
+fn gradescope_writes_its_zip_to_output() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["--output", "-o", "--out"] {
+        let zip = dir.path().join(format!("x{flag}.zip"));
+        let out = crate::util::referee()
+            .args(["autograder", "gradescope", "--tests", "fixtures/class/tests", flag])
+            .arg(&zip)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flag}: {stderr}");
+        assert!(stderr.contains(&format!("ttt-referee: wrote {} (9 tests)", zip.display())), "{stderr}");
+        let unpacked = dir.path().join(format!("unpacked{flag}"));
+        unzip(&zip, &unpacked);
+        let run = fs::read_to_string(unpacked.join("run_autograder")).unwrap();
+        assert!(run.contains(" grade --tests \"$root/source/tests\"  --gradescope \"$results\""), "{run}");
+        assert!(!run.contains("-name") && !run.contains("-file"), "{run}");
+    }
+}

@@ -130,7 +130,7 @@ fn manpage_dir_onto_a_file_names_it() {
     fs::write(&file, "a file").unwrap();
     let path = file.to_str().unwrap();
     assert_eq!(
-        fails(&["manpage", "--dir", path]),
+        fails(&["manpage", "--out-dir", path]),
         format!("ttt-referee: {path}: cannot write: File exists\n")
     );
     assert_eq!(fs::read_to_string(&file).unwrap(), "a file");
@@ -222,4 +222,140 @@ fn a_batch_into_its_own_directory_refuses_to_overwrite_its_inputs() {
         )
     );
     assert_eq!(fs::read(&moves).unwrap(), fs::read(fixture("TTTmoves.txt")).unwrap());
+}
+
+#[test]
+fn a_mistyped_command_is_answered_with_the_right_one() {
+    assert_eq!(
+        fails(&["chek", "a", "b"]),
+        "ttt-referee: chek: neither a move file nor a command; did you mean `ttt-referee check`?\n"
+    );
+    assert_eq!(
+        fails(&["grdae"]),
+        "ttt-referee: grdae: neither a move file nor a command; did you mean `ttt-referee grade`?\n"
+    );
+    assert_eq!(
+        fails(&["comp"]),
+        "ttt-referee: comp: neither a move file nor a command; did you mean `ttt-referee completions`?\n"
+    );
+    // A word near no command is a missing move file.
+    assert_eq!(fails(&["zebra"]), "ttt-referee: zebra: cannot open: No such file or directory\n");
+}
+
+#[test]
+fn grade_names_a_submission_that_does_not_exist() {
+    assert_eq!(
+        fails(&["grade", "--tests", "fixtures/class/tests", "nosuch/"]),
+        "ttt-referee: nosuch/: cannot open: No such file or directory; expected a submission directory (one per student)\n"
+    );
+}
+
+#[test]
+fn check_names_a_directory_that_is_not_one() {
+    let corpus = tempfile::tempdir().unwrap();
+    let made = referee().args(["gen", "--count", "3", "--out-dir"]).arg(corpus.path()).output().unwrap();
+    assert!(made.status.success());
+    let moves = corpus.path().to_str().unwrap();
+    assert_eq!(
+        fails(&["check", "--moves", moves, "--transcripts", "typo/"]),
+        "ttt-referee: typo/: cannot open: No such file or directory; expected the directory of transcripts (--transcripts DIR)\n"
+    );
+    assert_eq!(
+        fails(&["check", "--moves", "fixtures/TTTmoves.txt", "--transcripts", moves]),
+        "ttt-referee: fixtures/TTTmoves.txt: not a directory; expected the directory of move files (--moves DIR)\n"
+    );
+}
+
+/// A tip for a mistyped `--output`/`--out` never leads to a command that
+/// does something else: taken, it is refused, or it writes the file named.
+/// (`--output-name` was such a tip: an autograder built on it passed the
+/// zip's name as the student's answer file, and failed every student.)
+#[test]
+fn taking_a_tip_for_a_mistyped_output_never_does_something_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = crate::util::root().join("fixtures/class/tests");
+    let tests = tests.to_str().unwrap();
+    let commands: &[&[&str]] = &[
+        &[],
+        &["check"],
+        &["gen"],
+        &["hint"],
+        &["grade", "--tests", tests],
+        &["autograder", "gradescope", "--tests", tests],
+        &["autograder", "github", "--tests", tests],
+        &["manpage"],
+    ];
+    let run = |args: &[&str]| referee().current_dir(dir.path()).args(args).output().unwrap();
+    for command in commands {
+        for typed in ["--output-name", "--outptu", "--out", "--outfile", "--output-file", "--output"] {
+            let args: Vec<&str> = command.iter().copied().chain([typed, "x.zip"]).collect();
+            let stderr = String::from_utf8(run(&args).stderr).unwrap();
+            let Some(tip) =
+                stderr.lines().find_map(|l| l.strip_prefix("  tip: a similar argument exists: '"))
+            else {
+                continue;
+            };
+            let tip = tip.trim_end_matches('\'');
+            let taken: Vec<&str> = command.iter().copied().chain([tip, "x.zip"]).collect();
+            let out = run(&taken);
+            let wrote = dir.path().join("x.zip").exists();
+            assert!(out.status.code() == Some(2) || wrote, "{args:?} -> {taken:?} did something else");
+            let _ = fs::remove_file(dir.path().join("x.zip"))
+                .or_else(|_| fs::remove_dir_all(dir.path().join("x.zip")));
+        }
+    }
+    let out = referee().args(["grade", "--output-name", "autograder.zip"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unexpected argument '--output-name'"), "{stderr}");
+    assert!(!stderr.contains("--transcript-file"), "{stderr}");
+}
+
+#[test]
+fn check_says_when_only_the_header_keeps_a_transcript_from_passing() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = fs::read_to_string(fixture("TTTgame.txt")).unwrap();
+    let renamed = expected.replacen("Programmer: Dwight Barnette", "Programmer: Ann Lee", 1);
+    assert_ne!(renamed, expected);
+    let transcript = dir.path().join("ann.txt");
+    fs::write(&transcript, &renamed).unwrap();
+    let out = referee().args(["check", "fixtures/TTTmoves.txt"]).arg(&transcript).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "ttt-referee: note: {} differs only in its header (the programmer and project lines); \
+             `--header label` checks only their labels (`Programmer:`), as grade does by default, and passes it\n",
+            transcript.display()
+        )
+    );
+    let passed =
+        referee().args(["check", "--header", "label", "fixtures/TTTmoves.txt"]).arg(&transcript).output();
+    assert_eq!(passed.unwrap().status.code(), Some(0));
+
+    // Without even the label, only --header skip passes it; in a directory
+    // check the note counts the files, below the table.
+    let moves = dir.path().join("moves");
+    let transcripts = dir.path().join("transcripts");
+    fs::create_dir_all(&moves).unwrap();
+    fs::create_dir_all(&transcripts).unwrap();
+    fs::copy(fixture("TTTmoves.txt"), moves.join("a.txt")).unwrap();
+    fs::copy(fixture("TTTmoves.txt"), moves.join("b.txt")).unwrap();
+    fs::write(transcripts.join("a.txt"), expected.replacen("Programmer: Dwight Barnette", "By Ann", 1))
+        .unwrap();
+    fs::write(transcripts.join("b.txt"), &expected).unwrap();
+    let out = referee()
+        .args(["check", "--format", "csv", "--moves"])
+        .arg(&moves)
+        .arg("--transcripts")
+        .arg(&transcripts)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("file,status,"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "ttt-referee: note: 1 file differs only in the header (the programmer and project lines); \
+         `--header skip` leaves them out and passes it\n"
+    );
 }

@@ -210,7 +210,8 @@ fn check_header_label_needs_only_the_labels() {
         (
             1,
             format!(
-                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 39/40 lines, 40 found (97.5%)\n"
+                "{path}: differs from the referee's transcript of fixtures/TTTmoves.txt\n  expected line 1: Programmer: Dwight Barnette\n  found    line 1: Author: Ada Lovelace\nscore: 39/40 lines, 40 found (97.5%)\n\
+                 ttt-referee: note: {path} differs only in its header (the programmer and project lines); `--header skip` leaves them out and passes it\n"
             )
         )
     );
@@ -417,7 +418,16 @@ fn corpus(seed: u64, count: u64, extra: &[&str]) -> (tempfile::TempDir, Vec<(Str
         .assert()
         .success()
         .stdout("")
-        .stderr("");
+        // `gen` says what it wrote.
+        .stderr(format!(
+            "ttt-referee: wrote {count} move files and their transcripts (.expected) into {} ({})\n",
+            dir.path().display(),
+            if count == 1 {
+                "game-0001.txt".to_owned()
+            } else {
+                format!("game-0001.txt to game-{count:04}.txt")
+            }
+        ));
     let mut files: Vec<_> = fs::read_dir(dir.path())
         .unwrap()
         .map(|e| {
@@ -716,13 +726,155 @@ fn bash_completes_a_subcommands_options() {
     assert_eq!(replies, ["grade"]);
 }
 
+/// What fish completes for `line` (the cursor at its end), with the script
+/// `completions fish` prints sourced; `None` without fish.
+fn fish_completes(line: &str) -> Option<Vec<String>> {
+    if Command::new("fish").arg("--version").output().is_err() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("ttt-referee.fish");
+    let out = referee().args(["completions", "fish"]).output().unwrap();
+    assert!(out.status.success());
+    fs::write(&script, out.stdout).unwrap();
+    // `complete -C` prints what fish would offer, one `value<TAB>help` a line.
+    let out = Command::new("fish")
+        .arg("--no-config")
+        .arg("-c")
+        .arg("source $argv[1]; and complete -C $argv[2]")
+        .arg(&script)
+        .arg(line)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    Some(text.lines().map(|l| l.split('\t').next().unwrap_or_default().to_owned()).collect())
+}
+
+#[test]
+fn fish_completes_subcommands_options_and_every_value_list() {
+    let Some(replies) = fish_completes("ttt-referee --style ") else {
+        eprintln!("skipped: no fish on this machine");
+        return;
+    };
+    assert_eq!(replies, ["classic", "grid", "table"]);
+    assert_eq!(fish_completes("ttt-referee --format ").unwrap(), ["json", "text"]);
+    assert_eq!(fish_completes("ttt-referee a.txt --sty").unwrap(), ["--style"]);
+    assert_eq!(fish_completes("ttt-referee play --x ").unwrap(), ["human", "minimax", "perfect", "random", "rules"]);
+    assert_eq!(fish_completes("ttt-referee play --o ").unwrap(), ["human", "minimax", "perfect", "random", "rules"]);
+    assert_eq!(fish_completes("ttt-referee grade --hea").unwrap(), ["--header"]);
+    assert_eq!(fish_completes("ttt-referee gr").unwrap(), ["grade"]);
+    assert_eq!(
+        fish_completes("ttt-referee autograder gradescope --outp").unwrap(),
+        ["--output", "--output-limit"]
+    );
+}
+
+/// What zsh shows after `typed` and a TAB at an interactive prompt, with the
+/// script `completions zsh` prints on its `$fpath`, once `expected` appears
+/// (or after 10 seconds); `None` without zsh.
+fn zsh_completes(typed: &str, expected: &str) -> Option<String> {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::{Read, Write};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    if Command::new("zsh").arg("--version").output().is_err() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let functions = dir.path().join("functions");
+    fs::create_dir(&functions).unwrap();
+    let out = referee().args(["completions", "zsh"]).output().unwrap();
+    assert!(out.status.success());
+    fs::write(functions.join("_ttt-referee"), out.stdout).unwrap();
+    fs::write(
+        dir.path().join(".zshrc"),
+        format!(
+            "fpath=({} $fpath)\nautoload -Uz compinit && compinit -u -D\nPS1='READY%% '\n",
+            functions.display()
+        ),
+    )
+    .unwrap();
+    let pty = native_pty_system()
+        .openpty(PtySize { rows: 40, cols: 200, pixel_width: 0, pixel_height: 0 })
+        .expect("a pseudo-terminal");
+    let mut command = CommandBuilder::new("zsh");
+    command.arg("-i");
+    command.cwd(dir.path());
+    command.env("ZDOTDIR", dir.path());
+    command.env("TERM", "dumb");
+    let mut child = pty.slave.spawn_command(command).expect("zsh starts");
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().expect("a reader");
+    let (sender, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0; 4096];
+        while let Ok(n @ 1..) = reader.read(&mut buffer) {
+            if sender.send(buffer[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    let wait_for = |needle: &str, seen: &mut String| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !seen.contains(needle) && Instant::now() < deadline {
+            if let Ok(bytes) = received.recv_timeout(Duration::from_millis(100)) {
+                seen.push_str(&String::from_utf8_lossy(&bytes));
+            }
+        }
+    };
+    // Typed only once the prompt is up: zsh drops what comes before.
+    wait_for("READY% ", &mut seen);
+    let mut keyboard = pty.master.take_writer().expect("a writer");
+    keyboard.write_all(format!("{typed}\t").as_bytes()).unwrap();
+    keyboard.flush().unwrap();
+    let prompt_at = seen.len();
+    wait_for(expected, &mut seen);
+    let _ = child.kill();
+    let _ = child.wait();
+    Some(seen[prompt_at..].to_owned())
+}
+
+#[test]
+fn zsh_completes_subcommands_their_options_and_value_lists() {
+    let Some(seen) = zsh_completes("ttt-referee grade --hea", "--header") else {
+        eprintln!("skipped: no zsh on this machine");
+        return;
+    };
+    assert!(seen.contains("ttt-referee grade --header="), "{seen:?}");
+    let seen = zsh_completes("ttt-referee gr", "grade ").unwrap();
+    assert!(seen.contains("ade "), "{seen:?}");
+    let seen = zsh_completes("ttt-referee play --x ", "rules").unwrap();
+    for player in ["human", "rules", "minimax", "perfect", "random"] {
+        assert!(seen.contains(player), "{player}: {seen:?}");
+    }
+    let seen = zsh_completes("ttt-referee --style ", "table").unwrap();
+    assert!(seen.contains("classic") && seen.contains("grid"), "{seen:?}");
+    // After a move file, the top level's options.
+    let seen = zsh_completes("ttt-referee a.txt --sty", "--style=").unwrap();
+    assert!(seen.contains("ttt-referee a.txt --style="), "{seen:?}");
+}
+
 #[test]
 fn manpage_dir_writes_a_page_for_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let pages = dir.path().join("man1");
-    referee().args(["manpage", "--dir"]).arg(&pages).assert().success().stdout("");
+    // `--dir`, the old spelling, still works.
+    let written = referee().args(["manpage", "--dir"]).arg(&pages).output().unwrap();
+    assert!(written.status.success() && written.stdout.is_empty());
     let mut names: Vec<String> =
         fs::read_dir(&pages).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(
+        String::from_utf8_lossy(&written.stderr),
+        format!(
+            "ttt-referee: wrote {} man pages into {} (ttt-referee.1, ...); `man ttt-referee` reads them if the directory is on its path\n",
+            names.len(),
+            pages.display()
+        )
+    );
     names.sort();
     for name in ["ttt-referee.1", "ttt-referee-check.1", "ttt-referee-gen.1", "ttt-referee-grade.1"] {
         assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");

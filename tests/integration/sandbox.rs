@@ -371,7 +371,7 @@ fn the_io_modes_hand_over_the_test_as_they_say() {
     let named = referee_submission(&area, "named", "");
     let graded = area.grade_as(
         &[&named],
-        &["--run", "./ttt in.txt -o out.txt", "--input-name", "in.txt", "--output-name", "out.txt"],
+        &["--run", "./ttt in.txt -o out.txt", "--moves-file", "in.txt", "--transcript-file", "out.txt"],
     );
     assert_eq!(graded.verdicts(0), ["pass", "pass"]);
     // Its answer in the wrong place is no answer.
@@ -478,7 +478,7 @@ fn grading_that_cannot_be_done_exits_2_and_says_why() {
         assert!(stderr.contains(message), "{stderr}");
     };
     refused(&["--profile", "uri", "--io", "stdout"], "--io does not apply with --profile");
-    refused(&["--input-name", "../x.txt"], "expected a file name without a directory, such as TTTmoves.txt");
+    refused(&["--moves-file", "../x.txt"], "expected a file name without a directory, such as TTTmoves.txt");
     refused(&["--time", "0"], "is not a time; expected a number of seconds above 0");
     refused(&["--run", "'unclosed"], "--run `'unclosed` is not a command line: missing closing quote");
 }

@@ -110,3 +110,24 @@ fn grading_shows_its_progress_bar_then_the_table_on_a_terminal() {
         "no table:\n{seen:?}"
     );
 }
+
+#[test]
+fn gen_shows_its_progress_bar_on_a_terminal_and_says_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, seen) =
+        at_terminal(&["gen", "--count", "3000", "--seed", "5", "--out-dir", "corpus"], dir.path());
+    assert_eq!(code, 0, "{seen}");
+    assert!(seen.contains("/3000 files"), "no progress bar drawn:\n{seen:?}");
+    assert!(
+        seen.contains("ttt-referee: wrote 3000 move files into corpus (game-0001.txt to game-3000.txt)"),
+        "{seen:?}"
+    );
+    // Piped, the same words and no bar.
+    let piped = crate::util::referee()
+        .args(["gen", "--count", "3000", "--seed", "5", "--out-dir"])
+        .arg(dir.path().join("piped"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(piped.stderr).unwrap();
+    assert!(!stderr.contains("/3000") && !stderr.contains('\x1b'), "{stderr:?}");
+}
