@@ -375,6 +375,10 @@ enum CliError {
     /// The autograder commands cannot find this program to package it.
     #[error("cannot find this program to package it: {}; pass --binary", describe(.0))]
     CurrentExe(io::Error),
+    /// A binary the autograder commands would package, which the platform
+    /// could not start.
+    #[error(transparent)]
+    NotPortable(PackageError),
     /// A match or tournament participant that is neither an engine nor a
     /// directory.
     #[error(
@@ -424,6 +428,7 @@ impl CliError {
             PackageError::Read { path, source } => CliError::Read { path: Shown::input(&path), source },
             PackageError::Open { path, source } => CliError::Open { path: Shown::input(&path), source },
             PackageError::Write { path, source } => CliError::write(&path, source),
+            e @ PackageError::NotPortable { .. } => CliError::NotPortable(e),
         }
     }
 

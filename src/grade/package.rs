@@ -1,7 +1,10 @@
 //! The packages `autograder` writes, so a course's platform grades exactly
 //! as `grade` does on the TA's machine: Gradescope's zip (its setup and run
 //! scripts, the grader and the tests) and a GitHub repository's workflow
-//! with the grader and the tests beside it.
+//! with the grader and the tests beside it. A package carries only binaries
+//! its platform can start ([`portable`]).
+
+pub mod portable;
 
 use std::ffi::OsString;
 use std::fs;
@@ -9,6 +12,7 @@ use std::io::{self, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
+use self::portable::{Platform, Unportable};
 use super::provided::Provided;
 use super::suite;
 use crate::output::{self, Durability};
@@ -34,6 +38,24 @@ pub enum PackageError {
         path: PathBuf,
         /// Why.
         source: io::Error,
+    },
+    /// A binary to carry would not start on the platform; the message says
+    /// how to build one that does.
+    #[error(
+        "{}: {why}; the platform could not start it. Build a statically linked ttt-referee and \
+         ttt-guard, which start on any x86-64 Linux, into ttt-static/bin/ (this works from any \
+         directory; if {} has moved, put your clone's path there):\n  {}\nthen pass \
+         --binary ttt-static/bin/ttt-referee (or, if every image it will run on is newer, give \
+         that image's glibc with --glibc: Ubuntu 22.04 has 2.35, 24.04 has 2.39)",
+        .path.display(),
+        portable::REPOSITORY,
+        portable::static_build_command(portable::REPOSITORY)
+    )]
+    NotPortable {
+        /// The binary.
+        path: PathBuf,
+        /// Why it would not start.
+        why: Unportable,
     },
     /// The package cannot be written.
     #[error("{}: cannot write: {source}", .path.display())]
@@ -61,6 +83,9 @@ pub struct Contents<'a> {
     pub provided: Option<&'a Provided>,
     /// `grade`'s options, as given, but for `--tests` and `--config`.
     pub options: &'a [OsString],
+    /// The oldest glibc of the images the package will run on, when the
+    /// TA knows it (`--glibc`); else that of the platform's oldest image.
+    pub glibc: Option<portable::Glibc>,
 }
 
 /// What a package was written with.
@@ -68,9 +93,6 @@ pub struct Contents<'a> {
 pub struct Written {
     /// How many tests it carries (`None` with `--api`).
     pub tests: Option<usize>,
-    /// Binaries linked against this machine's C library, which the
-    /// platform's may not match.
-    pub dynamic: Vec<PathBuf>,
 }
 
 /// The files a package carries, by their path inside it, with their modes.
@@ -80,18 +102,19 @@ struct Package {
 }
 
 impl Package {
-    /// The grader and the tests, under `prefix`.
-    fn gather(contents: &Contents<'_>, prefix: &str) -> Result<Package, PackageError> {
+    /// The grader and the tests, under `prefix`; the grader's binaries
+    /// must start on `platform`.
+    fn gather(contents: &Contents<'_>, prefix: &str, platform: Platform) -> Result<Package, PackageError> {
         let read = |path: &Path| {
             fs::read(path).map_err(|source| PackageError::Read { path: path.to_owned(), source })
         };
+        let platform = contents.glibc.map_or(platform, portable::named);
         let mut package = Package { files: Vec::new(), written: Written::default() };
         let guard = contents.binary.with_file_name("ttt-guard");
         for (path, name) in [(contents.binary, "ttt-referee"), (guard.as_path(), "ttt-guard")] {
             let bytes = read(path)?;
-            if memchr::memmem::find(&bytes[..bytes.len().min(4096)], b"/ld-linux").is_some() {
-                package.written.dynamic.push(path.to_owned());
-            }
+            portable::check(&bytes, platform)
+                .map_err(|why| PackageError::NotPortable { path: path.to_owned(), why })?;
             package.files.push((format!("{prefix}bin/{name}"), bytes, 0o755));
         }
         let mut tests: Vec<PathBuf> = Vec::new();
@@ -129,9 +152,11 @@ impl Package {
 /// Writes Gradescope's autograder zip at `out`.
 ///
 /// # Errors
-/// When a file to carry cannot be read or the zip cannot be written.
+/// When a file to carry cannot be read, a binary would not start on
+/// Gradescope's oldest image ([`portable::GRADESCOPE`]), or the zip cannot
+/// be written.
 pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, PackageError> {
-    let mut package = Package::gather(contents, "")?;
+    let mut package = Package::gather(contents, "", portable::GRADESCOPE)?;
     package.add("setup.sh", SETUP.to_owned(), 0o755);
     let mut tests = if contents.tests.is_some() { "--tests \"$root/source/tests\" " } else { "" }.to_owned();
     if contents.provided.is_some() {
@@ -169,10 +194,11 @@ pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, Packag
 /// grading step in [`GITHUB_HOME`].
 ///
 /// # Errors
-/// When a file to carry cannot be read or one cannot be written.
+/// When a file to carry cannot be read, a binary would not start on
+/// GitHub's runner ([`portable::GITHUB`]), or a file cannot be written.
 pub fn github(contents: &Contents<'_>, out_dir: &Path) -> Result<Written, PackageError> {
     let prefix = format!("{GITHUB_HOME}/");
-    let mut package = Package::gather(contents, &prefix)?;
+    let mut package = Package::gather(contents, &prefix, portable::GITHUB)?;
     let mut tests = if contents.tests.is_some() { "--tests \"$here/tests\" " } else { "" }.to_owned();
     if contents.provided.is_some() {
         tests.push_str("--provided \"$here/provided\" ");

@@ -1,15 +1,27 @@
 //! `autograder gradescope` and `autograder github` as the platforms use
 //! them: the zip unpacked into a temporary root that plays `/autograder`,
 //! its install step and `run_autograder` run as root; the GitHub grading
-//! step run as an ordinary user (an unused uid, through `setpriv`).
+//! step run as an ordinary user (an unused uid, through `setpriv`). The
+//! binaries a package carries must start on the platform's oldest image:
+//! checked by their ELF files' needs.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use ttt_referee::grade::package::portable::{self, Glibc, Linking};
+
 use crate::install::{install, runnable, unused_uid};
-use crate::util::fixture;
+use crate::util::{fixture, referee};
+
+/// This machine's glibc, which the tests' platform has: the zips made here
+/// are run here, so they say so with `--glibc`.
+fn this_glibc() -> String {
+    let out = Command::new("getconf").arg("GNU_LIBC_VERSION").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.trim().strip_prefix("glibc ").unwrap().to_owned()
+}
 
 /// Copies the directory `from` to `to` (plain files only).
 fn copy_dir(from: &Path, to: &Path) {
@@ -75,7 +87,7 @@ fn gradescope(submission: &str) -> Platform {
     let made = Command::new(&referee)
         .args(["autograder", "gradescope", "--tests"])
         .arg(fixture("class/tests"))
-        .args(["--points", "20", "--hidden", "09-*", "--time", "5", "--binary"])
+        .args(["--points", "20", "--hidden", "09-*", "--time", "5", "--glibc", &this_glibc(), "--binary"])
         .arg(&referee)
         .arg("-o")
         .arg(&zip)
@@ -168,7 +180,7 @@ fn the_github_grading_step_runs_as_an_ordinary_user() {
     let made = Command::new(&referee)
         .args(["autograder", "github", "--tests"])
         .arg(fixture("class/tests"))
-        .args(["--time", "5", "--binary"])
+        .args(["--time", "5", "--glibc", &this_glibc(), "--binary"])
         .arg(&referee)
         .arg("--out-dir")
         .arg(&repo)
@@ -213,7 +225,8 @@ fn gradescope_grades_functions_one_by_one_with_no_tests_directory() {
     let referee = install(&platform.dir.path().join("build"));
     let zip = platform.dir.path().join("autograder.zip");
     let made = Command::new(&referee)
-        .args(["autograder", "gradescope", "--api", "xtreme", "--cases", "20", "--binary"])
+        .args(["autograder", "gradescope", "--api", "xtreme", "--cases", "20", "--glibc", &this_glibc()])
+        .arg("--binary")
         .arg(&referee)
         .arg("-o")
         .arg(&zip)
@@ -241,4 +254,133 @@ fn gradescope_grades_functions_one_by_one_with_no_tests_directory() {
         "{output}"
     );
     assert_eq!(results["output"], "Python (asn3.py): 11 of 12 tests passed.");
+}
+
+/// The newest `GLIBC_x.y` that `readelf -V` (binutils) lists for `path`:
+/// a reading of the ELF file independent of ours, if readelf is here.
+fn readelf_newest_glibc(path: &Path) -> Option<Glibc> {
+    let out = Command::new("readelf").arg("-V").arg(path).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter_map(|word| word.strip_prefix("GLIBC_")?.parse::<Glibc>().ok())
+        .max()
+}
+
+/// A program `gcc -static` built into `dir` as `name`, or `None` (said
+/// on standard error) when this machine cannot build one.
+fn static_c_program(dir: &Path, name: &str) -> Option<PathBuf> {
+    let source = dir.join("hello.c");
+    fs::write(&source, "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n").unwrap();
+    let program = dir.join(name);
+    match Command::new("gcc").arg("-static").arg("-o").arg(&program).arg(&source).output() {
+        Ok(out) if out.status.success() => Some(program),
+        _ => {
+            eprintln!("skipped in part: gcc -static cannot build here");
+            None
+        }
+    }
+}
+
+#[test]
+fn the_binaries_linking_is_read_from_their_elf_files() {
+    // The test's own build: linked against this machine's glibc (2.34 or
+    // newer for any binary linked today: __libc_start_main@GLIBC_2.34).
+    let built = Path::new(env!("CARGO_BIN_EXE_ttt-referee"));
+    let Linking::Dynamic(Some(needs)) = portable::linking(&fs::read(built).unwrap()).unwrap() else {
+        panic!("the test binary should be dynamic, needing a versioned glibc");
+    };
+    assert!(needs >= Glibc(2, 34), "{needs}");
+    if let Some(readelf) = readelf_newest_glibc(built) {
+        assert_eq!(needs, readelf, "readelf -V disagrees");
+    }
+    assert_eq!(
+        portable::check(&fs::read(built).unwrap(), portable::GRADESCOPE).unwrap_err().to_string(),
+        format!("needs glibc {needs}, and Gradescope's oldest base image (Ubuntu 18.04) has 2.27")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(program) = static_c_program(dir.path(), "hello") {
+        let bytes = fs::read(&program).unwrap();
+        assert_eq!(portable::linking(&bytes), Ok(Linking::Static));
+        assert_eq!(portable::check(&bytes, portable::GRADESCOPE), Ok(Linking::Static));
+    }
+}
+
+/// `autograder gradescope` with `args` (the class's tests, the zip in
+/// `dir`): its exit status and standard error, and whether it wrote the zip.
+fn package(dir: &Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, bool) {
+    let zip = dir.join("autograder.zip");
+    let out = referee()
+        .args(["autograder", "gradescope", "--tests", "fixtures/class/tests", "-o"])
+        .arg(&zip)
+        .args(args)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap(), zip.exists())
+}
+
+#[test]
+fn gradescope_refuses_a_binary_its_oldest_image_cannot_start_and_says_how_to_build_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let built = Path::new(env!("CARGO_BIN_EXE_ttt-referee"));
+    let Ok(Linking::Dynamic(Some(needs))) = portable::linking(&fs::read(built).unwrap()) else {
+        panic!("the test binary should be dynamic");
+    };
+    let repository = env!("CARGO_MANIFEST_DIR");
+    let refusal = |path: &Path, why: &str| {
+        format!(
+            "ttt-referee: {}: {why}; the platform could not start it. Build a statically linked ttt-referee \
+             and ttt-guard, which start on any x86-64 Linux, into ttt-static/bin/ (this works from any \
+             directory; if {repository} has moved, put your clone's path there):\n  cargo install --locked \
+             --path {repository} --root ttt-static --target x86_64-unknown-linux-gnu --config \
+             'target.x86_64-unknown-linux-gnu.rustflags=[\"-C\",\"target-feature=+crt-static\"]'\nthen pass \
+             --binary ttt-static/bin/ttt-referee (or, if every image it will run on is newer, give that \
+             image's glibc with --glibc: Ubuntu 22.04 has 2.35, 24.04 has 2.39)\n",
+            path.display()
+        )
+    };
+    // Run from this build, and given it with --binary: refused the same way.
+    let (status, stderr, wrote) = package(dir.path(), &[]);
+    assert_eq!((status, wrote), (Some(2), false), "{stderr}");
+    let why = format!("needs glibc {needs}, and Gradescope's oldest base image (Ubuntu 18.04) has 2.27");
+    assert_eq!(stderr, refusal(built, &why));
+    let (status, stderr, _) = package(dir.path(), &["--binary".as_ref(), built.as_os_str()]);
+    assert_eq!((status, stderr), (Some(2), refusal(built, &why)));
+    // Told the image is one whose glibc is older than the binary needs.
+    let older = format!("{}.{}", needs.0, needs.1 - 1);
+    let (status, stderr, _) = package(dir.path(), &["--glibc".as_ref(), older.as_ref()]);
+    let why = format!("needs glibc {needs}, and the image --glibc names has {older}");
+    assert_eq!((status, stderr), (Some(2), refusal(built, &why)));
+    // Told the image has the glibc it needs: packaged.
+    let (status, stderr, wrote) = package(dir.path(), &["--glibc".as_ref(), needs.to_string().as_ref()]);
+    assert_eq!((status, wrote), (Some(0), true), "{stderr}");
+    // Not a Linux executable at all.
+    let script = dir.path().join("ttt-referee");
+    fs::write(&script, "#!/bin/sh\n").unwrap();
+    let (status, stderr, _) = package(dir.path(), &["--binary".as_ref(), script.as_os_str()]);
+    assert_eq!((status, stderr), (Some(2), refusal(&script, "is not a 64-bit Linux executable")));
+    // A version that is not one.
+    let (status, stderr, _) = package(dir.path(), &["--glibc".as_ref(), "2.x".as_ref()]);
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.starts_with(
+            "error: invalid value '2.x' for '--glibc <X.Y>': expected a glibc version such as 2.35\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn gradescope_packages_static_binaries_whatever_binary_it_runs_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(referee_stand_in) = static_c_program(dir.path(), "ttt-referee") else { return };
+    fs::copy(&referee_stand_in, dir.path().join("ttt-guard")).unwrap();
+    let (status, stderr, wrote) = package(dir.path(), &["--binary".as_ref(), referee_stand_in.as_os_str()]);
+    assert_eq!((status, wrote), (Some(0), true), "{stderr}");
+    let mut archive =
+        zip::ZipArchive::new(fs::File::open(dir.path().join("autograder.zip")).unwrap()).unwrap();
+    for name in ["bin/ttt-referee", "bin/ttt-guard"] {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut archive.by_name(name).unwrap(), &mut bytes).unwrap();
+        assert_eq!(portable::check(&bytes, portable::GRADESCOPE), Ok(Linking::Static), "{name}");
+    }
 }
