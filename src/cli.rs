@@ -363,6 +363,9 @@ enum CliError {
     /// `--gradescope` with more than one submission.
     #[error("--gradescope writes the results of one submission; {count} were given")]
     GradescopeNeedsOne { count: usize },
+    /// `--classroom` was given several submissions.
+    #[error("--classroom writes the feedback of one submission; {count} were given")]
+    ClassroomNeedsOne { count: usize },
     /// The submissions given cannot be graded (none, or two of one name).
     #[error(transparent)]
     Class(ClassError),

@@ -76,6 +76,11 @@ pub(super) struct GithubArgs {
     #[arg(long, value_name = "FILE")]
     binary: Option<PathBuf>,
 
+    /// The assignment's points in GitHub Classroom, shared among the tests
+    /// in hundredths that add up.
+    #[arg(long, value_name = "N", value_parser = super::grade_cmd::positive_points)]
+    points: Option<f64>,
+
     /// The glibc of the runner the workflow will run on, if not
     /// ubuntu-latest's (Ubuntu 24.04, 2.39). A binary needing more is
     /// refused.

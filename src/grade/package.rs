@@ -279,11 +279,23 @@ exit 0
 "#;
 
 /// The GitHub grading step: grades the repository's checkout as one
-/// submission, as the runner's ordinary user.
+/// submission; on GitHub's runners as root, through their passwordless
+/// `sudo`, so that the sandbox has every protection.
 const GITHUB_GRADE: &str = r#"#!/usr/bin/env bash
 # Written by `ttt-referee autograder github`: grades this repository (but for
 # .git and .github) as one submission. Run from the repository's root; exit 0
 # when every test passes. TTT_REPORT says where the reports go.
+#
+# On GitHub's runners (GITHUB_ACTIONS=true) it grades as root through the
+# runner's passwordless sudo: an ordinary user there may be refused user
+# namespaces (AppArmor on Ubuntu 24.04) and has no cgroup of its own, and
+# the sandbox needs both for every protection; as root it runs the student's
+# program as an unused uid of its own. The summary lists any protection that
+# is still missing. Elsewhere it grades as the user who runs it.
+#
+# It leaves the Markdown summary in $GITHUB_STEP_SUMMARY and, for GitHub
+# Classroom's grading reporter, the result (base64 JSON) as the step's
+# `result` output.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 report="${TTT_REPORT:-$PWD/ttt-report}"
@@ -292,33 +304,69 @@ trap 'rm -rf "$work"' EXIT
 submission="$work/$(basename "$PWD")"
 mkdir "$submission"
 tar --exclude=./.git --exclude=./.github --exclude=./ttt-report -cf - . | tar -C "$submission" -xf -
-"$here/bin/ttt-referee" grade {tests}{options} --report "$report" "$submission"
+as=()
+if [ "${GITHUB_ACTIONS:-}" = true ] && [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then
+    as=(sudo -n env "PATH=$PATH")
+fi
+status=0
+"${as[@]}" "$here/bin/ttt-referee" grade {tests}{options} --report "$report" --classroom "$report/classroom" "$submission" || status=$?
+if [ "${#as[@]}" -gt 0 ]; then
+    sudo -n chown -R "$(id -u):$(id -g)" "$report"
+fi
+classroom="$report/classroom"
+if [ ! -s "$classroom/result.json" ]; then
+    mkdir -p "$classroom"
+    printf '{"version":1,"status":"error","max_score":0,"tests":[]}\n' > "$classroom/result.json"
+    printf '### The grading could not be done\n\nttt-referee ended with exit status %s; the log of this step says why. Please tell your instructor.\n' "$status" > "$classroom/summary.md"
+fi
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    cat "$classroom/summary.md" >> "$GITHUB_STEP_SUMMARY"
+fi
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf 'result=%s\n' "$(base64 -w0 < "$classroom/result.json")" >> "$GITHUB_OUTPUT"
+fi
+exit "$status"
 "#;
 
-/// The workflow: on every push, grade, show the table in the run's summary,
-/// keep the reports as an artifact.
-const GITHUB_WORKFLOW: &str = r#"# Written by `ttt-referee autograder github`: grades the student's program
-# on every push. The grader and the tests are in .github/ttt-referee/.
-name: Grade
+/// The workflow: on every push, grade; the Markdown summary on the run's
+/// page, the points to GitHub Classroom through its own grading reporter,
+/// the reports kept as an artifact. Classroom takes points only from a
+/// workflow named `Autograding Tests` whose one job is
+/// `run-autograding-tests`.
+const GITHUB_WORKFLOW: &str = r"# Written by `ttt-referee autograder github`: grades the student's program
+# on every push and gives GitHub Classroom the points. The grader and the
+# tests are in .github/ttt-referee/. GitHub Classroom takes points only from
+# a workflow of this name with this one job: add no tests in Classroom's
+# autograding page (it would write a second workflow).
+name: Autograding Tests
 on:
   push:
   workflow_dispatch:
 permissions:
+  checks: write
+  actions: read
   contents: read
 jobs:
-  grade:
+  run-autograding-tests:
     runs-on: ubuntu-latest
     timeout-minutes: 15
     steps:
       - uses: actions/checkout@v4
+      # As root, through the runner's sudo: the sandbox's every protection.
       - name: Grade
-        run: |
-          set -o pipefail
-          .github/ttt-referee/grade | tee -a "$GITHUB_STEP_SUMMARY"
+        id: grade
+        run: .github/ttt-referee/grade
+      - name: Report the points to GitHub Classroom
+        if: always()
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          GRADE_RESULTS: ${{ steps.grade.outputs.result }}
+        with:
+          runners: grade
       - name: Keep the reports
         if: always()
         uses: actions/upload-artifact@v4
         with:
           name: ttt-report
           path: ttt-report/
-"#;
+";

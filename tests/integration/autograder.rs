@@ -384,3 +384,150 @@ fn gradescope_packages_static_binaries_whatever_binary_it_runs_from() {
         assert_eq!(portable::check(&bytes, portable::GRADESCOPE), Ok(Linking::Static), "{name}");
     }
 }
+
+/// The workflow `autograder github` writes, byte for byte
+/// (`fixtures/classroom/grade.yml`), and as YAML (read by python3's yaml,
+/// where it is here): the name and the one job GitHub Classroom takes points
+/// from, and the grading step's result given to Classroom's reporter.
+#[test]
+fn the_github_workflow_is_the_golden_one_and_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = referee()
+        .args([
+            "autograder",
+            "github",
+            "--tests",
+            "fixtures/class/tests",
+            "--glibc",
+            &this_glibc(),
+            "--out-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let workflow = dir.path().join(".github/workflows/grade.yml");
+    assert_eq!(
+        fs::read_to_string(&workflow).unwrap(),
+        fs::read_to_string(fixture("classroom/grade.yml")).unwrap()
+    );
+    let check = "import json, sys, yaml\n\
+                 w = yaml.safe_load(open(sys.argv[1]))\n\
+                 steps = w['jobs']['run-autograding-tests']['steps']\n\
+                 print(json.dumps([w['name'], list(w['jobs']), [s.get('id') for s in steps], steps[2]]))";
+    match Command::new("python3").args(["-c", check]).arg(&workflow).output() {
+        Ok(parsed) if parsed.status.success() => {
+            let parsed: serde_json::Value = serde_json::from_slice(&parsed.stdout).unwrap();
+            assert_eq!(parsed[0], "Autograding Tests");
+            assert_eq!(parsed[1], serde_json::json!(["run-autograding-tests"]));
+            assert_eq!(parsed[2], serde_json::json!([null, "grade", null, null]));
+            assert_eq!(parsed[3]["uses"], "classroom-resources/autograding-grading-reporter@v1");
+            assert_eq!(parsed[3]["env"]["GRADE_RESULTS"], "${{ steps.grade.outputs.result }}");
+            assert_eq!(parsed[3]["with"]["runners"], "grade");
+        }
+        _ => eprintln!("the YAML not parsed: python3 with yaml is not here"),
+    }
+}
+
+/// The grading step as GitHub runs it, on a failing student, with
+/// `GITHUB_STEP_SUMMARY` and `GITHUB_OUTPUT` set (not as root through sudo:
+/// `GITHUB_ACTIONS` is not set): the summary is the Markdown table and the
+/// failing tests' details, the output Classroom's reporter reads.
+#[test]
+fn the_github_grading_step_leaves_a_markdown_summary_and_the_points() {
+    if !runnable("the_github_grading_step_leaves_a_markdown_summary_and_the_points", false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("ivy");
+    copy_dir(&fixture("class/students/ivy-crash"), &repo);
+    let made = referee()
+        .args(["autograder", "github", "--tests", "fixtures/class/tests", "--points", "20", "--time", "5"])
+        .args(["--glibc", &this_glibc(), "--out-dir"])
+        .arg(&repo)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (summary, output) = (dir.path().join("summary.md"), dir.path().join("output"));
+    fs::write(&summary, "earlier steps' summary\n").unwrap();
+    let run = Command::new(repo.join(".github/ttt-referee/grade"))
+        .current_dir(&repo)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &output)
+        .env("TTT_REPORT", dir.path().join("report"))
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let summary = fs::read_to_string(&summary).unwrap();
+    let expected_start = "earlier steps' summary\n\
+        ### C\\+\\+: 7 of 9 tests passed (15.56 of 20 points)\n\n\
+        | test | verdict | points | detail |\n| --- | --- | ---: | --- |\n\
+        | 01\\-sample\\-cat\\.txt | pass | 2.23 / 2.23 | all 40 lines match |\n";
+    assert!(summary.starts_with(expected_start), "{summary}");
+    for part in [
+        "| 03\\-x\\-wins\\-column\\.txt | **crashed** | 0 / 2.22 | was killed by SIGABRT |\n",
+        "#### 03\\-x\\-wins\\-column\\.txt: crashed\n\nwas killed by SIGABRT\n\nThe end of its standard error:\n\n```text\nterminate called after throwing an instance of 'std::out_of_range'\n",
+        "The smallest game that still fails (6 of the test's 7 move lines): crashed, was killed by SIGABRT\n\n```text\nTic-Tac-Toe Game Data\n",
+        "#### 08\\-every\\-violation\\.txt: crashed\n",
+    ] {
+        assert!(summary.contains(part), "{part}\nnot in\n{summary}");
+    }
+    let output = fs::read_to_string(&output).unwrap();
+    let encoded = output.strip_prefix("result=").and_then(|o| o.strip_suffix('\n')).expect(&output);
+    let decoded = Command::new("base64")
+        .arg("-d")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut decoded.stdin.as_ref().unwrap(), encoded.as_bytes()).unwrap();
+    let decoded = decoded.wait_with_output().unwrap();
+    let result: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    assert_eq!(
+        (&result["status"], &result["max_score"]),
+        (&serde_json::json!("fail"), &serde_json::json!(20.0))
+    );
+    let tests = result["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 9);
+    let points: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    assert!((points - 15.56).abs() < 1e-9, "{points}");
+    assert_eq!(tests[2]["status"], "fail");
+    assert_eq!(tests[2]["message"], "crashed: was killed by SIGABRT");
+}
+
+#[test]
+fn classroom_feedback_is_for_one_submission_and_says_why_grading_could_not_be_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = referee()
+        .args(["grade", "--tests", "fixtures/class/tests", "--classroom"])
+        .arg(dir.path())
+        .args(["fixtures/class/students/ada-c", "fixtures/class/students/ivy-crash"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "ttt-referee: --classroom writes the feedback of one submission; 2 were given\n"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let out = referee()
+        .args(["grade", "--points", "20", "--tests"])
+        .arg(empty.path())
+        .arg("--classroom")
+        .arg(dir.path())
+        .arg("fixtures/class/students/ada-c")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let why =
+        String::from_utf8_lossy(&out.stderr).trim_end().strip_prefix("ttt-referee: ").unwrap().to_owned();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("summary.md")).unwrap(),
+        format!("### The grading could not be done\n\n```text\n{why}\n```\n\nPlease tell your instructor.\n")
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("result.json")).unwrap(),
+        "{\"version\":1,\"status\":\"error\",\"max_score\":20.0,\"tests\":[]}\n"
+    );
+}
