@@ -369,6 +369,9 @@ enum CliError {
     /// `--gradescope` with more than one submission.
     #[error("--gradescope writes the results of one submission; {count} were given")]
     GradescopeNeedsOne { count: usize },
+    /// `--classroom` was given several submissions.
+    #[error("--classroom writes the feedback of one submission; {count} were given")]
+    ClassroomNeedsOne { count: usize },
     /// The submissions given cannot be graded (none, or two of one name).
     #[error(transparent)]
     Class(ClassError),
@@ -381,6 +384,10 @@ enum CliError {
     /// The autograder commands cannot find this program to package it.
     #[error("cannot find this program to package it: {}; pass --binary", describe(.0))]
     CurrentExe(io::Error),
+    /// A binary the autograder commands would package, which the platform
+    /// could not start.
+    #[error(transparent)]
+    NotPortable(PackageError),
     /// A match or tournament participant that is neither an engine nor a
     /// directory.
     #[error(
@@ -433,6 +440,7 @@ impl CliError {
             PackageError::Read { path, source } => CliError::Read { path: Shown::input(&path), source },
             PackageError::Open { path, source } => CliError::Open { path: Shown::input(&path), source },
             PackageError::Write { path, source } => CliError::write(&path, source),
+            e @ PackageError::NotPortable { .. } => CliError::NotPortable(e),
         }
     }
 

@@ -11,6 +11,7 @@ use clap::{ArgMatches, Args, Subcommand, parser::ValueSource};
 
 use super::grade_cmd::{PlanArgs, ScoringArgs};
 use super::{CliError, EXIT_SUCCESS};
+use crate::grade::package::portable::Glibc;
 use crate::grade::package::{self, PackageError, Written};
 use crate::grade::{Mode, suite};
 
@@ -18,13 +19,17 @@ pub(super) const AFTER_HELP: &str = "\
 Every grade option given here (limits, --header, --io, --build/--run,
 --warnings, --points, visibility patterns, ...) is passed on to `grade` as
 written. The tests directory is carried along (with its grade.toml, or
---config's file), and so are --provided's files, this ttt-referee and the ttt-guard beside it: build them with
-`cargo build-static` (statically linked, for any Linux) and pass --binary.
+--config's file), and so are --provided's files, this ttt-referee and the ttt-guard beside it (or --binary's).
+They must start on the platform: statically linked, or needing no glibc newer
+than Gradescope's oldest image has (2.27; GitHub's runner: 2.39). A binary that
+would not is refused, with the command that builds a static one from any
+directory:
+  cargo install --locked --path REPO --root ttt-static --target x86_64-unknown-linux-gnu \\
+      --config 'target.x86_64-unknown-linux-gnu.rustflags=[\"-C\",\"target-feature=+crt-static\"]'
 
 Examples:
-  cargo build-static
   ttt-referee autograder gradescope --tests tests/ --points 20 --hidden 'secret-*' \\
-      --binary target/x86_64-unknown-linux-gnu/release/ttt-referee -o autograder.zip
+      --binary ttt-static/bin/ttt-referee -o autograder.zip
   ttt-referee autograder github --tests tests/ --out-dir my-template-repo/";
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +56,12 @@ pub(super) struct GradescopeArgs {
     #[arg(long, value_name = "FILE")]
     binary: Option<PathBuf>,
 
+    /// The glibc of the base image the autograder will run on, if newer than
+    /// Ubuntu 18.04's (2.27): 2.35 for Ubuntu 22.04, 2.39 for 24.04. A
+    /// binary needing more is refused.
+    #[arg(long, value_name = "X.Y")]
+    glibc: Option<Glibc>,
+
     /// Where to write the zip. (`--out` is the old spelling.)
     #[arg(short, long, value_name = "FILE", default_value = "autograder.zip", alias = "out")]
     output: PathBuf,
@@ -65,6 +76,17 @@ pub(super) struct GithubArgs {
     #[arg(long, value_name = "FILE")]
     binary: Option<PathBuf>,
 
+    /// The assignment's points in GitHub Classroom, shared among the tests
+    /// in hundredths that add up.
+    #[arg(long, value_name = "N", value_parser = super::grade_cmd::positive_points)]
+    points: Option<f64>,
+
+    /// The glibc of the runner the workflow will run on, if not
+    /// ubuntu-latest's (Ubuntu 24.04, 2.39). A binary needing more is
+    /// refused.
+    #[arg(long, value_name = "X.Y")]
+    glibc: Option<Glibc>,
+
     /// The repository to write into: `.github/workflows/grade.yml` and
     /// `.github/ttt-referee/` (the grader, the tests, the grading step).
     #[arg(long, value_name = "DIR", default_value = ".")]
@@ -75,9 +97,10 @@ pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u
     match command {
         AutograderCommand::Gradescope(args) => {
             args.scoring.scoring()?;
-            let written = with_contents(&args.plan, args.binary.as_deref(), matches, |contents| {
-                package::gradescope(contents, &args.output)
-            })?;
+            let written =
+                with_contents(&args.plan, args.binary.as_deref(), args.glibc, matches, |contents| {
+                    package::gradescope(contents, &args.output)
+                })?;
             let what = match written.tests {
                 Some(tests) => format!("{tests} tests"),
                 None => "functions graded one by one".to_owned(),
@@ -89,7 +112,7 @@ pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u
             );
         }
         AutograderCommand::Github(args) => {
-            with_contents(&args.plan, args.binary.as_deref(), matches, |contents| {
+            with_contents(&args.plan, args.binary.as_deref(), args.glibc, matches, |contents| {
                 package::github(contents, &args.out_dir)
             })?;
             let _ = writeln!(
@@ -104,11 +127,11 @@ pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u
 }
 
 /// Writes a package with `write` from the command's arguments, after
-/// reading the plan (which gives the TA every error `grade` would give),
-/// and warns of a grader the platform may not be able to run.
+/// reading the plan (which gives the TA every error `grade` would give).
 fn with_contents(
     plan: &PlanArgs,
     binary: Option<&Path>,
+    glibc: Option<Glibc>,
     matches: &ArgMatches,
     write: impl FnOnce(&package::Contents<'_>) -> Result<Written, PackageError>,
 ) -> Result<Written, CliError> {
@@ -130,17 +153,9 @@ fn with_contents(
         config: config.as_deref(),
         provided,
         options: &options,
+        glibc,
     };
-    let written = write(&contents).map_err(CliError::package)?;
-    for path in &written.dynamic {
-        let _ = writeln!(
-            io::stderr(),
-            "ttt-referee: warning: {} is linked against this machine's C library, which the platform's \
-             may not match; `cargo build-static` makes one that runs anywhere (then pass --binary)",
-            path.display()
-        );
-    }
-    Ok(written)
+    write(&contents).map_err(CliError::package)
 }
 
 /// The `grade` options given on this command line, as written, but for

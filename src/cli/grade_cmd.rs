@@ -119,6 +119,12 @@ pub(super) struct GradeArgs {
     #[arg(long, value_name = "FILE")]
     gradescope: Option<PathBuf>,
 
+    /// Write GitHub Classroom's feedback for the (one) submission into DIR:
+    /// summary.md (Markdown for the run's step summary) and result.json
+    /// (for Classroom's grading reporter), also when grading cannot be done.
+    #[arg(long, value_name = "DIR")]
+    classroom: Option<PathBuf>,
+
     #[command(flatten)]
     scoring: ScoringArgs,
 }
@@ -353,7 +359,7 @@ impl ScoringArgs {
     }
 }
 
-fn positive_points(text: &str) -> Result<f64, String> {
+pub(super) fn positive_points(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(points) if points.is_finite() && points > 0.0 && points <= 1e6 => Ok(points),
         _ => Err("expected a number of points above 0, such as 100 or 12.5".to_owned()),
@@ -537,6 +543,9 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
     if let (Err(e), Some(path)) = (&status, &args.gradescope) {
         Gradescope::failed(path, &e.to_string()).map_err(CliError::report)?;
     }
+    if let (Err(e), Some(dir)) = (&status, &args.classroom) {
+        report::Classroom::failed(dir, &e.to_string(), args.scoring.points).map_err(CliError::report)?;
+    }
     status
 }
 
@@ -544,6 +553,9 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     let scoring = args.scoring.scoring()?;
     if args.gradescope.is_some() && args.submissions.len() != 1 {
         return Err(CliError::GradescopeNeedsOne { count: args.submissions.len() });
+    }
+    if args.classroom.is_some() && args.submissions.len() != 1 {
+        return Err(CliError::ClassroomNeedsOne { count: args.submissions.len() });
     }
     // A mistyped path is an error, not a student skipped.
     for submission in &args.submissions {
@@ -586,7 +598,10 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         sinks.push(report::ReportDir::new(dir.clone()));
     }
     if let Some(path) = &args.gradescope {
-        sinks.push(Gradescope::new(path.clone(), scoring));
+        sinks.push(Gradescope::new(path.clone(), scoring.clone()));
+    }
+    if let Some(dir) = &args.classroom {
+        sinks.push(report::Classroom::new(dir.clone(), scoring));
     }
     let outcome = grader.grade(&class.submissions, &mut sinks).map_err(|e| match e {
         GradeError::Report(e) => CliError::report(e),

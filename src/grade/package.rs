@@ -1,7 +1,10 @@
 //! The packages `autograder` writes, so a course's platform grades exactly
 //! as `grade` does on the TA's machine: Gradescope's zip (its setup and run
 //! scripts, the grader and the tests) and a GitHub repository's workflow
-//! with the grader and the tests beside it.
+//! with the grader and the tests beside it. A package carries only binaries
+//! its platform can start ([`portable`]).
+
+pub mod portable;
 
 use std::ffi::OsString;
 use std::fs;
@@ -9,6 +12,7 @@ use std::io::{self, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
+use self::portable::{Platform, Unportable};
 use super::provided::Provided;
 use super::suite;
 use crate::output::{self, Durability};
@@ -34,6 +38,24 @@ pub enum PackageError {
         path: PathBuf,
         /// Why.
         source: io::Error,
+    },
+    /// A binary to carry would not start on the platform; the message says
+    /// how to build one that does.
+    #[error(
+        "{}: {why}; the platform could not start it. Build a statically linked ttt-referee and \
+         ttt-guard, which start on any x86-64 Linux, into ttt-static/bin/ (this works from any \
+         directory; if {} has moved, put your clone's path there):\n  {}\nthen pass \
+         --binary ttt-static/bin/ttt-referee (or, if every image it will run on is newer, give \
+         that image's glibc with --glibc: Ubuntu 22.04 has 2.35, 24.04 has 2.39)",
+        .path.display(),
+        portable::REPOSITORY,
+        portable::static_build_command(portable::REPOSITORY)
+    )]
+    NotPortable {
+        /// The binary.
+        path: PathBuf,
+        /// Why it would not start.
+        why: Unportable,
     },
     /// The package cannot be written.
     #[error("{}: cannot write: {source}", .path.display())]
@@ -61,6 +83,9 @@ pub struct Contents<'a> {
     pub provided: Option<&'a Provided>,
     /// `grade`'s options, as given, but for `--tests` and `--config`.
     pub options: &'a [OsString],
+    /// The oldest glibc of the images the package will run on, when the
+    /// TA knows it (`--glibc`); else that of the platform's oldest image.
+    pub glibc: Option<portable::Glibc>,
 }
 
 /// What a package was written with.
@@ -68,9 +93,6 @@ pub struct Contents<'a> {
 pub struct Written {
     /// How many tests it carries (`None` with `--api`).
     pub tests: Option<usize>,
-    /// Binaries linked against this machine's C library, which the
-    /// platform's may not match.
-    pub dynamic: Vec<PathBuf>,
 }
 
 /// The files a package carries, by their path inside it, with their modes.
@@ -80,18 +102,19 @@ struct Package {
 }
 
 impl Package {
-    /// The grader and the tests, under `prefix`.
-    fn gather(contents: &Contents<'_>, prefix: &str) -> Result<Package, PackageError> {
+    /// The grader and the tests, under `prefix`; the grader's binaries
+    /// must start on `platform`.
+    fn gather(contents: &Contents<'_>, prefix: &str, platform: Platform) -> Result<Package, PackageError> {
         let read = |path: &Path| {
             fs::read(path).map_err(|source| PackageError::Read { path: path.to_owned(), source })
         };
+        let platform = contents.glibc.map_or(platform, portable::named);
         let mut package = Package { files: Vec::new(), written: Written::default() };
         let guard = contents.binary.with_file_name("ttt-guard");
         for (path, name) in [(contents.binary, "ttt-referee"), (guard.as_path(), "ttt-guard")] {
             let bytes = read(path)?;
-            if memchr::memmem::find(&bytes[..bytes.len().min(4096)], b"/ld-linux").is_some() {
-                package.written.dynamic.push(path.to_owned());
-            }
+            portable::check(&bytes, platform)
+                .map_err(|why| PackageError::NotPortable { path: path.to_owned(), why })?;
             package.files.push((format!("{prefix}bin/{name}"), bytes, 0o755));
         }
         let mut tests: Vec<PathBuf> = Vec::new();
@@ -129,9 +152,11 @@ impl Package {
 /// Writes Gradescope's autograder zip at `out`.
 ///
 /// # Errors
-/// When a file to carry cannot be read or the zip cannot be written.
+/// When a file to carry cannot be read, a binary would not start on
+/// Gradescope's oldest image ([`portable::GRADESCOPE`]), or the zip cannot
+/// be written.
 pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, PackageError> {
-    let mut package = Package::gather(contents, "")?;
+    let mut package = Package::gather(contents, "", portable::GRADESCOPE)?;
     package.add("setup.sh", SETUP.to_owned(), 0o755);
     let mut tests = if contents.tests.is_some() { "--tests \"$root/source/tests\" " } else { "" }.to_owned();
     if contents.provided.is_some() {
@@ -169,10 +194,11 @@ pub fn gradescope(contents: &Contents<'_>, out: &Path) -> Result<Written, Packag
 /// grading step in [`GITHUB_HOME`].
 ///
 /// # Errors
-/// When a file to carry cannot be read or one cannot be written.
+/// When a file to carry cannot be read, a binary would not start on
+/// GitHub's runner ([`portable::GITHUB`]), or a file cannot be written.
 pub fn github(contents: &Contents<'_>, out_dir: &Path) -> Result<Written, PackageError> {
     let prefix = format!("{GITHUB_HOME}/");
-    let mut package = Package::gather(contents, &prefix)?;
+    let mut package = Package::gather(contents, &prefix, portable::GITHUB)?;
     let mut tests = if contents.tests.is_some() { "--tests \"$here/tests\" " } else { "" }.to_owned();
     if contents.provided.is_some() {
         tests.push_str("--provided \"$here/provided\" ");
@@ -253,11 +279,23 @@ exit 0
 "#;
 
 /// The GitHub grading step: grades the repository's checkout as one
-/// submission, as the runner's ordinary user.
+/// submission; on GitHub's runners as root, through their passwordless
+/// `sudo`, so that the sandbox has every protection.
 const GITHUB_GRADE: &str = r#"#!/usr/bin/env bash
 # Written by `ttt-referee autograder github`: grades this repository (but for
 # .git and .github) as one submission. Run from the repository's root; exit 0
 # when every test passes. TTT_REPORT says where the reports go.
+#
+# On GitHub's runners (GITHUB_ACTIONS=true) it grades as root through the
+# runner's passwordless sudo: an ordinary user there may be refused user
+# namespaces (AppArmor on Ubuntu 24.04) and has no cgroup of its own, and
+# the sandbox needs both for every protection; as root it runs the student's
+# program as an unused uid of its own. The summary lists any protection that
+# is still missing. Elsewhere it grades as the user who runs it.
+#
+# It leaves the Markdown summary in $GITHUB_STEP_SUMMARY and, for GitHub
+# Classroom's grading reporter, the result (base64 JSON) as the step's
+# `result` output.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 report="${TTT_REPORT:-$PWD/ttt-report}"
@@ -266,33 +304,69 @@ trap 'rm -rf "$work"' EXIT
 submission="$work/$(basename "$PWD")"
 mkdir "$submission"
 tar --exclude=./.git --exclude=./.github --exclude=./ttt-report -cf - . | tar -C "$submission" -xf -
-"$here/bin/ttt-referee" grade {tests}{options} --report "$report" "$submission"
+as=()
+if [ "${GITHUB_ACTIONS:-}" = true ] && [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then
+    as=(sudo -n env "PATH=$PATH")
+fi
+status=0
+"${as[@]}" "$here/bin/ttt-referee" grade {tests}{options} --report "$report" --classroom "$report/classroom" "$submission" || status=$?
+if [ "${#as[@]}" -gt 0 ]; then
+    sudo -n chown -R "$(id -u):$(id -g)" "$report"
+fi
+classroom="$report/classroom"
+if [ ! -s "$classroom/result.json" ]; then
+    mkdir -p "$classroom"
+    printf '{"version":1,"status":"error","max_score":0,"tests":[]}\n' > "$classroom/result.json"
+    printf '### The grading could not be done\n\nttt-referee ended with exit status %s; the log of this step says why. Please tell your instructor.\n' "$status" > "$classroom/summary.md"
+fi
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    cat "$classroom/summary.md" >> "$GITHUB_STEP_SUMMARY"
+fi
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf 'result=%s\n' "$(base64 -w0 < "$classroom/result.json")" >> "$GITHUB_OUTPUT"
+fi
+exit "$status"
 "#;
 
-/// The workflow: on every push, grade, show the table in the run's summary,
-/// keep the reports as an artifact.
-const GITHUB_WORKFLOW: &str = r#"# Written by `ttt-referee autograder github`: grades the student's program
-# on every push. The grader and the tests are in .github/ttt-referee/.
-name: Grade
+/// The workflow: on every push, grade; the Markdown summary on the run's
+/// page, the points to GitHub Classroom through its own grading reporter,
+/// the reports kept as an artifact. Classroom takes points only from a
+/// workflow named `Autograding Tests` whose one job is
+/// `run-autograding-tests`.
+const GITHUB_WORKFLOW: &str = r"# Written by `ttt-referee autograder github`: grades the student's program
+# on every push and gives GitHub Classroom the points. The grader and the
+# tests are in .github/ttt-referee/. GitHub Classroom takes points only from
+# a workflow of this name with this one job: add no tests in Classroom's
+# autograding page (it would write a second workflow).
+name: Autograding Tests
 on:
   push:
   workflow_dispatch:
 permissions:
+  checks: write
+  actions: read
   contents: read
 jobs:
-  grade:
+  run-autograding-tests:
     runs-on: ubuntu-latest
     timeout-minutes: 15
     steps:
       - uses: actions/checkout@v4
+      # As root, through the runner's sudo: the sandbox's every protection.
       - name: Grade
-        run: |
-          set -o pipefail
-          .github/ttt-referee/grade | tee -a "$GITHUB_STEP_SUMMARY"
+        id: grade
+        run: .github/ttt-referee/grade
+      - name: Report the points to GitHub Classroom
+        if: always()
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          GRADE_RESULTS: ${{ steps.grade.outputs.result }}
+        with:
+          runners: grade
       - name: Keep the reports
         if: always()
         uses: actions/upload-artifact@v4
         with:
           name: ttt-report
           path: ttt-report/
-"#;
+";

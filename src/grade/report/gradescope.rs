@@ -78,6 +78,42 @@ impl Scoring {
         Ok(Scoring { points, rules })
     }
 
+    /// The assignment's points.
+    #[must_use]
+    pub fn points(&self) -> f64 {
+        hundredths(self.points)
+    }
+
+    /// Each test's points of `result` and the most it could have had: the
+    /// points shared among the tests in hundredths (the first `points % n`
+    /// tests carry the hundredths left over), each test's score a share of
+    /// its own.
+    #[must_use]
+    pub fn shares(&self, result: &SubmissionResult) -> Vec<(f64, f64)> {
+        self.hundredths(result).into_iter().map(|(score, max)| (hundredths(score), hundredths(max))).collect()
+    }
+
+    /// As [`Scoring::shares`], in hundredths.
+    fn hundredths(&self, result: &SubmissionResult) -> Vec<(u64, u64)> {
+        let n = result.tests.len() as u64;
+        result
+            .tests
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let max = self.points / n + u64::from((i as u64) < self.points % n);
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    clippy::cast_precision_loss,
+                    reason = "a score is between 0 and 1"
+                )]
+                let score = (t.score.clamp(0.0, 1.0) * max as f64).round() as u64;
+                (score, max)
+            })
+            .collect()
+    }
+
     fn visibility(&self, test: &str) -> Visibility {
         self.rules.iter().find(|(set, _)| set.is_match(test)).map_or(Visibility::Visible, |&(_, v)| v)
     }
@@ -143,19 +179,9 @@ impl Sink for Gradescope {
 
 /// Writes `results.json` for `result`.
 pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write) -> io::Result<()> {
-    let n = result.tests.len() as u64;
     let mut total = 0;
     let mut tests = Vec::new();
-    for (i, t) in result.tests.iter().enumerate() {
-        // The first `points % n` tests carry the hundredths left over.
-        let max = scoring.points / n + u64::from((i as u64) < scoring.points % n);
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            clippy::cast_precision_loss,
-            reason = "a score is between 0 and 1"
-        )]
-        let score = (t.score.clamp(0.0, 1.0) * max as f64).round() as u64;
+    for (t, (score, max)) in result.tests.iter().zip(scoring.hundredths(result)) {
         total += score;
         tests.push(Case {
             name: t.test.clone(),

@@ -5,11 +5,13 @@
 //!   JSON, `JUnit` XML and the HTML page;
 //! - [`files`]: the report directory (`--report DIR`), written from them;
 //! - [`gradescope`]: Gradescope's `results.json`;
+//! - [`classroom`]: GitHub Classroom's step summary and runner result;
 //! - [`progress`]: the progress bar on standard error.
 //!
 //! A [`Grader`](super::Grader) takes one `&mut dyn Sink`; [`Sinks`] makes
 //! several one, each told in turn.
 
+pub mod classroom;
 pub mod files;
 pub mod formats;
 pub mod gradescope;
@@ -18,6 +20,7 @@ pub mod progress;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use self::classroom::Classroom;
 pub use self::files::{ReportDir, Table};
 pub use self::formats::{CsvTable, csv, html_page, inert, json, junit, score, table};
 pub use self::gradescope::Gradescope;
