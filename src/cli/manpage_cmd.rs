@@ -101,12 +101,23 @@ const EXIT_STATUS_GRADE: &[(&str, &str)] = &[
     ("130", "Ctrl-C or SIGTERM stopped it; the submissions graded so far are reported."),
 ];
 
+/// `match`'s and `tournament`'s: forfeits are results, not errors.
+const EXIT_STATUS_ARENA: &[(&str, &str)] = &[
+    ("0", "Every game was played (forfeits and bots that do not build included)."),
+    (
+        "2",
+        "A usage error, a participant that is none, a bad openings file, a record of another setup in the report directory, or an I/O failure.",
+    ),
+    ("130", "Ctrl-C or SIGTERM stopped it; the games finished are recorded, and the same command resumes."),
+];
+
 /// The exit statuses of the command at `path` (its names below the top).
 fn exit_status(path: &[&str]) -> &'static [(&'static str, &'static str)] {
     match path {
         [] => EXIT_STATUS_TOP,
         ["check"] => EXIT_STATUS_CHECK,
         ["grade"] => EXIT_STATUS_GRADE,
+        ["match" | "tournament"] => EXIT_STATUS_ARENA,
         _ => EXIT_STATUS,
     }
 }
@@ -305,7 +316,7 @@ mod tests {
         // The notes keep the help's paragraphs and lists as written.
         let notes = page.split(".SH NOTES\n.nf\n").nth(1).unwrap();
         assert!(notes.starts_with("Each SUBMISSION is a directory named after its author"), "{notes}");
-        assert!(notes.contains("\n  xtreme      seeds/003"), "{notes}");
+        assert!(notes.contains("\n  xtreme      StFX asn3"), "{notes}");
     }
 
     #[test]
