@@ -343,7 +343,10 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                             div.smallest {
                                 h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (s.detail) }
                                 pre.input { (s.input) }
-                                (side_by_side(&s.expected, &s.actual, &s.unmatched))
+                                // A bot's game has no answers of its own.
+                                @if !(s.expected.is_empty() && s.actual.is_empty()) {
+                                    (side_by_side(&s.expected, &s.actual, &s.unmatched))
+                                }
                                 @if !s.stderr.is_empty() {
                                     details { summary { "standard error on it" } pre { (s.stderr) } }
                                 }

@@ -129,7 +129,7 @@ impl Smallest {
                 format!("the smallest game that still fails ({lines} of the test's {original_lines} {unit})")
             }
             Evidence::Game { what, moves } => {
-                format!("{what} ({} moves), as a move file `ttt-referee` replays", moves.len())
+                format!("{what} ({} moves), a move file to replay with ttt-referee", moves.len())
             }
             Evidence::Call { failed, tried } => {
                 format!("the smallest failing call ({failed} of {tried} cases failed)")
