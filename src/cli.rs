@@ -593,6 +593,12 @@ where
     {
         sandbox::guard_main(stage, &args[2..]);
     }
+    // The common case, one move file and perhaps `-o FILE`, skips clap:
+    // building the whole command tree (every subcommand's arguments and help)
+    // is most of a one-file run's own work (BENCHMARKS.md).
+    if let Some(referee) = plain_referee_args(&args[1..]) {
+        return finish(run_referee(&referee));
+    }
     // The matches are kept: the autograder commands pass on the grade
     // options given, as given.
     let parsed = Cli::command().try_get_matches_from(args).and_then(|m| Ok((Cli::from_arg_matches(&m)?, m)));
@@ -620,6 +626,10 @@ where
         Some(Command::Completions(args)) => completions_cmd::run(&args, Cli::command()),
         Some(Command::Manpage(args)) => manpage_cmd::run(&args, Cli::command()),
     };
+    finish(status)
+}
+
+fn finish(status: Result<u8, CliError>) -> ExitCode {
     match status {
         Ok(code) => ExitCode::from(code),
         Err(CliError::BrokenPipe) => ExitCode::from(EXIT_SUCCESS),
@@ -628,6 +638,54 @@ where
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// The arguments clap would parse from `args` (without the program name)
+/// when they are exactly one move file and at most one `-o FILE`,
+/// `--output FILE` or `--output=FILE`, in either order; `None` for anything
+/// else, which clap then parses. Only forms clap reads the same way are
+/// taken: a move file that could be a word for a command (only lowercase
+/// letters and hyphens, `-` included), an empty value or one that begins
+/// with `-`, and arguments that are not UTF-8 all go to clap.
+fn plain_referee_args(args: &[OsString]) -> Option<RefereeArgs> {
+    let value = |arg: &str| (!arg.is_empty() && !arg.starts_with('-')).then(|| PathBuf::from(arg));
+    let mut moves = None;
+    let mut output = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let arg = arg.to_str()?;
+        let given = if arg == "-o" || arg == "--output" {
+            &mut output
+        } else if let Some(rest) = arg.strip_prefix("--output=") {
+            if output.replace(value(rest)?).is_some() {
+                return None;
+            }
+            continue;
+        } else if arg.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') {
+            return None;
+        } else {
+            if moves.replace(value(arg)?).is_some() {
+                return None;
+            }
+            continue;
+        };
+        if given.replace(value(args.next()?.to_str()?)?).is_some() {
+            return None;
+        }
+    }
+    Some(RefereeArgs {
+        moves: vec![moves?],
+        output,
+        out_dir: None,
+        format: Format::Text,
+        layout: LayoutArgs {
+            programmer: Layout::DEFAULT_PROGRAMMER.to_owned(),
+            project: Layout::DEFAULT_PROJECT.to_owned(),
+            style: Style::Classic,
+            boards: Boards::Each,
+            storage: Storage::Auto,
+        },
+    })
 }
 
 fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
@@ -780,6 +838,51 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_plain_referee_path_parses_as_clap_does() {
+        let taken: &[&[&str]] = &[
+            &["TTTmoves.txt"],
+            &["TTTmoves.txt", "-o", "out.txt"],
+            &["-o", "out.txt", "moves/a.txt"],
+            &["TTTmoves.txt", "--output", "out"],
+            &["TTTmoves.txt", "--output=out.txt"],
+            &["./check", "-o", "x"],
+        ];
+        let left: &[&[&str]] = &[
+            &[],
+            &["-"],
+            &["check"],
+            &["chek"],
+            &["help"],
+            &[""],
+            &["a.txt", "b.txt"],
+            &["a.txt", "-o"],
+            &["a.txt", "-o", ""],
+            &["a.txt", "-o", "-"],
+            &["a.txt", "-o", "x", "-o", "y"],
+            &["a.txt", "--output="],
+            &["a.txt", "-ox"],
+            &["a.txt", "-o=x"],
+            &["a.txt", "--out-dir", "d"],
+            &["a.txt", "--format", "json"],
+            &["a.txt", "--"],
+            &["--version"],
+            &["-o", "x"],
+        ];
+        for args in taken {
+            let plain = plain_referee_args(&args.iter().map(OsString::from).collect::<Vec<_>>())
+                .unwrap_or_else(|| panic!("{args:?} should be taken"));
+            let cli =
+                Cli::try_parse_from(std::iter::once("ttt-referee").chain(args.iter().copied())).unwrap();
+            assert!(cli.command.is_none(), "{args:?}");
+            assert_eq!(format!("{plain:?}"), format!("{:?}", cli.referee), "{args:?}");
+        }
+        for args in left {
+            let os: Vec<OsString> = args.iter().map(OsString::from).collect();
+            assert!(plain_referee_args(&os).is_none(), "{args:?} should be left to clap");
+        }
     }
 
     /// The referee's error on `text`.
