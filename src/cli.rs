@@ -73,8 +73,9 @@ Examples:
   ttt-referee tournament perfect minimax rules random --jobs 4 --report out/
   ttt-referee grade --tests tests/ --build 'g++ -O2 -o prog *.cpp' students/*
 
-Exit status: 0 success, 1 differences found by check, 2 usage error,
-unreadable or malformed input, or an I/O failure.";
+Exit status: 0 success; 1 check found differences, or grade a test that did
+not pass; 2 usage error, unreadable or malformed input, or an I/O failure;
+130 grade, match or tournament stopped by Ctrl-C.";
 
 /// Referee tic-tac-toe move files into exact transcripts.
 #[derive(Debug, Parser)]
@@ -134,7 +135,7 @@ enum Command {
 #[derive(Debug, Args)]
 struct RefereeArgs {
     /// Move files to referee; `-` reads standard input. Several files, or
-    /// directories (every file in them), need --out-dir.
+    /// directories (every *.txt file in them), need --out-dir.
     #[arg(value_name = "MOVES", required = true)]
     moves: Vec<PathBuf>,
 

@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Defined only when `0 < s < 1`; a bound that falls outside (0, 1) is
-//! unbounded (`None`).
+//! unbounded (`None`), and so are both when every game ended alike (all
+//! draws): σ is then 0, and an interval of no width would claim a certainty
+//! that a few games cannot give.
 
 use serde::Serialize;
 
@@ -38,7 +40,7 @@ pub fn elo(wins: u64, draws: u64, losses: u64) -> Option<Elo> {
     }
     let variance = (w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2)) / games;
     let margin = 1.96 * (variance / games).sqrt();
-    let bounded = |s: f64| (s > 0.0 && s < 1.0).then(|| difference(s));
+    let bounded = |s: f64| (margin > 0.0 && s > 0.0 && s < 1.0).then(|| difference(s));
     Some(Elo { value: difference(s), low: bounded(s - margin), high: bounded(s + margin) })
 }
 
@@ -57,6 +59,11 @@ pub fn shown(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn games_that_all_ended_alike_give_no_interval() {
+        assert_eq!(elo(0, 4, 0), Some(Elo { value: 0.0, low: None, high: None }));
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 0.05

@@ -77,6 +77,29 @@ impl ArenaArgs {
     }
 }
 
+/// The participants given, but for files that are not directories (a
+/// `README.md` or `roster.csv` a glob such as `bots/*` takes in): each is
+/// skipped with a warning, as `grade` skips them. An engine's name is kept
+/// whatever is on disk; anything else that is neither is refused later,
+/// naming it.
+pub(super) fn participants(given: &[String]) -> Vec<String> {
+    given
+        .iter()
+        .filter(|arg| {
+            let skipped = EngineKind::from_name(arg).is_none()
+                && std::fs::metadata(arg).is_ok_and(|meta| !meta.is_dir());
+            if skipped {
+                eprintln!(
+                    "ttt-referee: warning: {}: not a directory; skipped (a bot is a directory)",
+                    text::inert(arg)
+                );
+            }
+            !skipped
+        })
+        .cloned()
+        .collect()
+}
+
 /// The marks of a game of `players`, in turn order.
 pub(super) fn marks(players: usize) -> Vec<Mark> {
     crate::corpus::MARKS[..players].iter().filter_map(|&c| Mark::new(c)).collect()
@@ -125,10 +148,10 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         Err(EventError::Interrupted) => {
             match &args.report {
                 Some(dir) => eprintln!(
-                    "interrupted: the games finished are recorded in {}; run the same command again to resume",
+                    "ttt-referee: interrupted: the games finished are recorded in {}; run the same command again to resume",
                     text::inert(&dir.display().to_string())
                 ),
-                None => eprintln!("interrupted"),
+                None => eprintln!("ttt-referee: interrupted"),
             }
             return Ok(EXIT_INTERRUPTED);
         }

@@ -193,7 +193,7 @@ pub(super) struct PlanArgs {
     x: Option<Side>,
 
     /// With --profile, who plays O (as `play --o`) [default: the profile's:
-    /// minimax with uri, the seed program's AI; `--o human` grades
+    /// minimax with uri, the original program's AI; `--o human` grades
     /// two-person games, started with no argument].
     #[arg(long, value_name = "PLAYER", value_enum, requires = "profile")]
     o: Option<Side>,

@@ -85,7 +85,7 @@ const EXIT_STATUS_TOP: &[(&str, &str)] = &[
         "2",
         "A usage error, unreadable or malformed input, or an I/O failure (with --out-dir, any file that failed).",
     ),
-    ("130", "grade: stopped by Ctrl-C or SIGTERM."),
+    ("130", "grade, match, tournament: stopped by Ctrl-C or SIGTERM."),
 ];
 
 const EXIT_STATUS_CHECK: &[(&str, &str)] = &[
@@ -101,8 +101,18 @@ const EXIT_STATUS_GRADE: &[(&str, &str)] = &[
     ("130", "Ctrl-C or SIGTERM stopped it; the submissions graded so far are reported."),
 ];
 
-/// `match`'s and `tournament`'s: forfeits are results, not errors.
-const EXIT_STATUS_ARENA: &[(&str, &str)] = &[
+/// `match`'s: forfeits are results, not errors.
+const EXIT_STATUS_MATCH: &[(&str, &str)] = &[
+    ("0", "Every game was played (forfeits and bots that do not build included)."),
+    (
+        "2",
+        "A usage error, a participant that is none, a record of another setup in the report directory, or an I/O failure.",
+    ),
+    ("130", "Ctrl-C or SIGTERM stopped it; the games finished are recorded, and the same command resumes."),
+];
+
+/// `tournament`'s: `match`'s, and its openings file.
+const EXIT_STATUS_TOURNAMENT: &[(&str, &str)] = &[
     ("0", "Every game was played (forfeits and bots that do not build included)."),
     (
         "2",
@@ -117,7 +127,8 @@ fn exit_status(path: &[&str]) -> &'static [(&'static str, &'static str)] {
         [] => EXIT_STATUS_TOP,
         ["check"] => EXIT_STATUS_CHECK,
         ["grade"] => EXIT_STATUS_GRADE,
-        ["match" | "tournament"] => EXIT_STATUS_ARENA,
+        ["match"] => EXIT_STATUS_MATCH,
+        ["tournament"] => EXIT_STATUS_TOURNAMENT,
         _ => EXIT_STATUS,
     }
 }

@@ -42,13 +42,14 @@ pub(super) struct MatchArgs {
 
 pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
     let geometry = args.arena.geometry()?;
-    let players = args.participants.len();
+    let participants = arena_cmd::participants(&args.participants);
+    let players = participants.len();
     if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
         return Err(CliError::MatchPlayers { count: players });
     }
     let planned = Planned {
         kind: "Match",
-        participants: args.participants.clone(),
+        participants,
         players,
         fixtures: schedule::match_games(players, args.games),
         openings: Vec::new(),

@@ -24,7 +24,7 @@ person playing, each game ends by asking whether to play again; the second
 game's files get `-2` before their extension, and so on. The recorded move
 file, refereed, reproduces the transcript byte for byte.
 
-Profiles reproduce the seed programs' consoles, prompts and messages exactly
+Profiles reproduce the original assignments' consoles, prompts and messages exactly
 (FORMAT.md has every line). They ask for the board themselves, so --board and
 --win are refused with them.
   xtreme    StFX asn3: the size, then `x, y` moves; one game.
@@ -74,7 +74,7 @@ pub(super) struct PlayArgs {
     #[arg(short, long, value_name = "TRANSCRIPT")]
     output: Option<PathBuf>,
 
-    /// The console: `default`, or a seed program's own prompts and messages.
+    /// The console: `default`, or an original assignment's own prompts and messages.
     #[arg(long, value_enum, default_value_t = Profile::Default)]
     profile: Profile,
 

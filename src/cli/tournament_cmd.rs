@@ -55,8 +55,9 @@ pub(super) struct TournamentArgs {
 pub(super) fn run(args: &TournamentArgs) -> Result<u8, CliError> {
     let geometry = args.arena.geometry()?;
     let players = usize::from(args.players);
-    if players > args.participants.len() {
-        return Err(CliError::TooFewParticipants { players, count: args.participants.len() });
+    let participants = arena_cmd::participants(&args.participants);
+    if players > participants.len() {
+        return Err(CliError::TooFewParticipants { players, count: participants.len() });
     }
     let openings = match &args.openings {
         Some(path) => {
@@ -71,9 +72,9 @@ pub(super) fn run(args: &TournamentArgs) -> Result<u8, CliError> {
     };
     let planned = Planned {
         kind: "Tournament",
-        participants: args.participants.clone(),
+        fixtures: schedule::round_robin(participants.len(), players, args.rounds, openings.len()),
+        participants,
         players,
-        fixtures: schedule::round_robin(args.participants.len(), players, args.rounds, openings.len()),
         openings,
     };
     arena_cmd::run(&args.arena, geometry, planned)

@@ -4,7 +4,7 @@
 //! The console is any `BufRead` and `Write`, so a whole session can be
 //! scripted. A human's invalid or occupied square is refused and asked for
 //! again: a turn is never lost. Each [`Profile`] is one console: the default
-//! one, or a seed program's own prompts and messages. One [`Driver`] plays
+//! one, or an original assignment's own prompts and messages. One [`Driver`] plays
 //! every console's games (the turns, the engines, the end of the input, the
 //! record); a profile's [`Dialogue`] says and reads only what is its own.
 
@@ -125,7 +125,7 @@ impl Profile {
         self == Profile::Smalltalk
     }
 
-    /// Who plays O (player 2) unless told: the seed program's own opponent.
+    /// Who plays O (player 2) unless told: the original program's own opponent.
     /// Clemson CPSC 2150's game is for people; URI CSC 212 Deep Dive 4's AI is its minimax.
     #[must_use]
     pub fn default_second(self) -> Side {
@@ -152,7 +152,7 @@ impl Profile {
         [x.unwrap_or(Side::Human), o.unwrap_or_else(|| self.default_second())]
     }
 
-    /// The arguments the seed program is started with to play `sides`:
+    /// The arguments the original program is started with to play `sides`:
     /// URI CSC 212 Deep Dive 4's starter plays its AI (as O) exactly when it is given one
     /// argument; every other program takes none.
     #[must_use]

@@ -294,3 +294,23 @@ fn a_report_directory_that_cannot_be_written_is_an_error_naming_it() {
         "{message}"
     );
 }
+
+/// A glob such as `bots/*` takes in a README or a roster: a file among the
+/// participants is skipped with a warning, as `grade` skips one.
+#[test]
+fn a_file_among_the_participants_is_skipped_with_a_warning() {
+    let out = referee()
+        .current_dir(root())
+        .args(["match", "random", "fixtures/bots/README.md", "rules", "--games", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "ttt-referee: warning: fixtures/bots/README.md: not a directory; skipped (a bot is a directory)\n"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+}
