@@ -42,7 +42,7 @@ pub enum PackageError {
     /// A binary to carry would not start on the platform; the message says
     /// how to build one that does.
     #[error(
-        "{}: {why}; the platform could not start it. Build a statically linked ttt-referee and \
+        "{}: {why}; it would not start there. Build a statically linked ttt-referee and \
          ttt-guard, which start on any x86-64 Linux, into ttt-static/bin/ (this works from any \
          directory; if {} has moved, put your clone's path there):\n  {}\nthen pass \
          --binary ttt-static/bin/ttt-referee (or, if every image it will run on is newer, give \

@@ -360,7 +360,7 @@ fn gradescope_refuses_a_binary_its_oldest_image_cannot_start_and_says_how_to_bui
     let repository = env!("CARGO_MANIFEST_DIR");
     let refusal = |path: &Path, why: &str| {
         format!(
-            "ttt-referee: {}: {why}; the platform could not start it. Build a statically linked ttt-referee \
+            "ttt-referee: {}: {why}; it would not start there. Build a statically linked ttt-referee \
              and ttt-guard, which start on any x86-64 Linux, into ttt-static/bin/ (this works from any \
              directory; if {repository} has moved, put your clone's path there):\n  cargo install --locked \
              --path {repository} --root ttt-static --target x86_64-unknown-linux-gnu --config \

@@ -1,5 +1,5 @@
 //! The library's modules form a stack: each imports only from modules below
-//! it, never back up (ARCHITECTURE.md). Read from the source, so a new
+//! it, never back up (CONTRIBUTING.md, "Layout"). Read from the source, so a new
 //! `use crate::…` that closes a circle fails here.
 
 use std::collections::{BTreeMap, BTreeSet};
