@@ -36,7 +36,6 @@ use crate::board::{Geometry, Storage};
 use crate::check;
 use crate::corpus::GenError;
 use crate::engine::EngineError;
-use crate::grade::language::ConfigError;
 use crate::grade::package::PackageError;
 use crate::grade::report::ReportError;
 use crate::grade::report::gradescope::ScoringError;
@@ -50,6 +49,7 @@ use crate::referee::{self, Format, Options, RefereeError, Report};
 use crate::render::Style;
 use crate::sandbox;
 use crate::transcript::{Boards, Layout};
+use crate::workshop::language::ConfigError;
 
 /// Exit status of a successful run.
 pub const EXIT_SUCCESS: u8 = 0;

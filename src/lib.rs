@@ -11,32 +11,34 @@
 //!    answers.
 //! 3. [`arena`]: matches and tournaments played live between engines and
 //!    bots, recorded as move files, with standings.
-//! 4. [`batch`]: referees many move files at once, with a summary.
-//! 5. [`referee`]: picks an output format and runs a move file through it.
-//! 6. [`play`]: people and computer players at a console, the game recorded
+//! 4. [`workshop`]: a submission made runnable once (copied, given the
+//!    course's files, built), for grading and the arena alike.
+//! 5. [`batch`]: referees many move files at once, with a summary.
+//! 6. [`referee`]: picks an output format and runs a move file through it.
+//! 7. [`play`]: people and computer players at a console, the game recorded
 //!    as a move file.
-//! 7. [`spinner`]: what long work shows on a terminal (a search's spinner,
+//! 8. [`spinner`]: what long work shows on a terminal (a search's spinner,
 //!    a batch's or a grading's progress bar).
-//! 8. [`transcript`]: the transcript, one output format.
-//! 9. [`json`]: the JSON output, another.
-//! 10. [`recorder`]: runs records through the rules into an output format.
-//! 11. [`engine`]: the computer players.
-//! 12. [`corpus`]: seeded move files for test corpora.
-//! 13. [`render`]: the board renderings.
-//! 14. [`movefile`]: reads records and never judges them.
-//! 15. [`game`]: judges moves on a [`board`].
-//! 16. [`board`]: squares, lines and marks.
-//! 17. [`sandbox`]: runs a program within limits; imports nothing else
+//! 9. [`transcript`]: the transcript, one output format.
+//! 10. [`json`]: the JSON output, another.
+//! 11. [`recorder`]: runs records through the rules into an output format.
+//! 12. [`engine`]: the computer players.
+//! 13. [`corpus`]: seeded move files for test corpora.
+//! 14. [`render`]: the board renderings.
+//! 15. [`movefile`]: reads records and never judges them.
+//! 16. [`game`]: judges moves on a [`board`].
+//! 17. [`board`]: squares, lines and marks.
+//! 18. [`sandbox`]: runs a program within limits; imports nothing else
 //!     but [`outcome`].
-//! 18. [`outcome`]: what a run may use and what became of it: plain data
+//! 19. [`outcome`]: what a run may use and what became of it: plain data
 //!     the sandbox fills and the verdicts read.
-//! 19. [`check`]: compares a transcript with the referee's own.
-//! 20. [`output`]: output that appears whole or not at all.
-//! 21. [`player`]: marks, players and turn order.
-//! 22. [`text`]: text from other people's programs, cut to size on
+//! 20. [`check`]: compares a transcript with the referee's own.
+//! 21. [`output`]: output that appears whole or not at all.
+//! 22. [`player`]: marks, players and turn order.
+//! 23. [`text`]: text from other people's programs, cut to size on
 //!     character boundaries and made inert for reports.
 //!
-//! `cli`, `grade`, `arena`, `sandbox`, `outcome`, `batch` and `spinner` come
+//! `cli`, `grade`, `arena`, `workshop`, `sandbox`, `outcome`, `batch` and `spinner` come
 //! with the `cli` feature (on by default); without it the library is the core
 //! alone, with none of their dependencies (clap, the sandbox, the reports).
 //!
@@ -79,3 +81,5 @@ pub mod sandbox;
 pub mod spinner;
 pub mod text;
 pub mod transcript;
+#[cfg(feature = "cli")]
+pub mod workshop;

@@ -12,8 +12,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};
-use crate::sandbox::{Collect, Ending, Job, Limits, Run, Sandbox, Session, Silence};
+use crate::outcome::{End, megabytes, seconds, signal_name};
+use crate::sandbox::{Collect, Job, Limits, Run, Sandbox, Session, Silence};
 use crate::text;
+use crate::workshop::Built;
 
 /// The most an answer line may hold, in bytes: a square's number needs a
 /// few; more is a flood, cut off here (the referee never holds more).
@@ -39,20 +41,20 @@ pub struct Bot {
 }
 
 impl Bot {
-    /// The bot `name`, run as `argv` in a copy of `start` in `sandbox`, each
-    /// game's run within `limits` (memory, processes, files; its time is the
-    /// game's); its first answer of a game may take `startup` more than the
-    /// move time (a JVM must fit).
+    /// The bot `built` (made runnable by the workshop), each game a run of
+    /// it in `sandbox` within `limits` (memory, processes, files; its time
+    /// is the game's); its first answer of a game may take `startup` more
+    /// than the move time (a JVM must fit).
     #[must_use]
-    pub fn new(
-        name: String,
-        sandbox: Arc<Sandbox>,
-        argv: Vec<String>,
-        start: PathBuf,
-        limits: Limits,
-        startup: Duration,
-    ) -> Bot {
-        Bot { name, sandbox, argv, start, limits, startup }
+    pub fn new(built: &Built, sandbox: Arc<Sandbox>, limits: Limits, startup: Duration) -> Bot {
+        Bot {
+            name: built.name.clone(),
+            sandbox,
+            argv: built.argv.clone(),
+            start: built.start.clone(),
+            limits,
+            startup,
+        }
     }
 }
 
@@ -189,43 +191,140 @@ impl BotSeat {
     }
 }
 
-/// Why a bot whose output closed mid-game did: a sandbox limit, an exit or
+/// Why a bot whose output closed mid-game did, read from how its run
+/// ended ([`End`], as every run's end is read): a sandbox limit, an exit or
 /// crash, or its output closed while it ran on (it was ended after the
-/// grace, with the one signal the referee sends).
+/// grace, with the one signal the referee sends, `SIGKILL`).
 fn why_closed(run: &Run, limits: &Limits) -> Forfeit {
-    let outcome = &run.outcome;
     let limit = |what: String| Forfeit::new(ForfeitKind::Limit, what);
-    if outcome.out_of_memory {
-        return limit(format!("it ran out of memory ({} MB)", limits.memory >> 20));
-    }
-    if outcome.disk_full {
-        return limit(format!("it filled its disk ({} MB)", limits.output >> 20));
-    }
-    match outcome.ending {
-        Ending::TimedOut => limit(format!("it ran past the game's time ({})", seconds(limits.wall))),
-        Ending::Signalled(signal) if signal == nix::libc::SIGXCPU || outcome.cpu >= limits.cpu => {
-            limit(format!("it used up its CPU time ({})", seconds(limits.cpu)))
-        }
-        Ending::Signalled(signal) if signal == nix::libc::SIGKILL => Forfeit::new(
+    let exited = |what: String| Forfeit::new(ForfeitKind::Exited, what);
+    match End::of(run, limits) {
+        End::TimeLimit => limit(format!("it ran past the game's time ({})", seconds(limits.wall))),
+        End::CpuLimit(_) => limit(format!("it used up its CPU time ({})", seconds(limits.cpu))),
+        End::OutputLimit => limit(format!("it filled its disk ({})", megabytes(limits.output))),
+        End::OutOfMemory => limit(format!("it ran out of memory ({})", megabytes(limits.memory))),
+        End::Killed(nix::libc::SIGKILL) => Forfeit::new(
             ForfeitKind::OutputClosed,
             "it closed its standard output before the game ended".to_owned(),
         ),
-        Ending::Signalled(signal) => Forfeit::new(
-            ForfeitKind::Exited,
-            format!("it crashed ({}) before the game ended", signal_name(signal)),
-        ),
-        Ending::Exited(code) => {
-            Forfeit::new(ForfeitKind::Exited, format!("it exited with status {code} before the game ended"))
-        }
+        End::Killed(signal) => exited(format!("it crashed ({}) before the game ended", signal_name(signal))),
+        End::Exited(code) => exited(format!("it exited with status {code} before the game ended")),
+        End::Clean => exited("it exited with status 0 before the game ended".to_owned()),
     }
 }
 
-fn signal_name(signal: i32) -> String {
-    nix::sys::signal::Signal::try_from(signal)
-        .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{Ending, Gaps, Outcome};
+    use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU};
 
-/// `1 s`, `1.5 s`.
-fn seconds(time: Duration) -> String {
-    format!("{} s", time.as_secs_f64())
+    const LIMITS: Limits = Limits {
+        wall: Duration::from_secs(30),
+        cpu: Duration::from_secs(30),
+        memory: 512 << 20,
+        output: 16 << 20,
+        processes: 64,
+        open_files: 256,
+    };
+
+    fn run(ending: Ending, change: &dyn Fn(&mut Run)) -> Run {
+        let mut run = Run {
+            outcome: Outcome {
+                ending,
+                wall: Duration::from_millis(10),
+                cpu: Duration::from_millis(5),
+                max_rss: 1 << 20,
+                written: 0,
+                disk_full: false,
+                out_of_memory: false,
+            },
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            answer: Err(String::new()),
+            gaps: Gaps::default(),
+        };
+        change(&mut run);
+        run
+    }
+
+    /// Every way a bot's run can end once its output closed, and the
+    /// forfeit it makes: the same classes, in the same order, as a test's
+    /// verdict (`grade::verdict`).
+    #[test]
+    fn a_closed_output_forfeits_for_how_the_run_ended() {
+        let same = &|_: &mut Run| ();
+        let cases: Vec<(&str, Run, ForfeitKind, &str)> = vec![
+            (
+                "the game's time",
+                run(Ending::TimedOut, same),
+                ForfeitKind::Limit,
+                "it ran past the game's time (30 s)",
+            ),
+            (
+                "the CPU limit",
+                run(Ending::Signalled(SIGXCPU), same),
+                ForfeitKind::Limit,
+                "it used up its CPU time (30 s)",
+            ),
+            (
+                "the CPU limit's SIGKILL",
+                run(Ending::Signalled(SIGKILL), &|r| r.outcome.cpu = Duration::from_secs(31)),
+                ForfeitKind::Limit,
+                "it used up its CPU time (30 s)",
+            ),
+            (
+                "its box full",
+                run(Ending::Exited(1), &|r| r.outcome.disk_full = true),
+                ForfeitKind::Limit,
+                "it filled its disk (16 MB)",
+            ),
+            (
+                "the cgroup's OOM kill",
+                run(Ending::Signalled(SIGKILL), &|r| r.outcome.out_of_memory = true),
+                ForfeitKind::Limit,
+                "it ran out of memory (512 MB)",
+            ),
+            (
+                "no cgroup: std::bad_alloc",
+                run(Ending::Signalled(nix::libc::SIGABRT), &|r| r.stderr = b"std::bad_alloc\n".to_vec()),
+                ForfeitKind::Limit,
+                "it ran out of memory (512 MB)",
+            ),
+            (
+                "no cgroup: grown to the limit",
+                run(Ending::Signalled(SIGSEGV), &|r| r.outcome.max_rss = 500 << 20),
+                ForfeitKind::Limit,
+                "it ran out of memory (512 MB)",
+            ),
+            (
+                "ended by the referee after the grace",
+                run(Ending::Signalled(SIGKILL), same),
+                ForfeitKind::OutputClosed,
+                "it closed its standard output before the game ended",
+            ),
+            (
+                "a crash",
+                run(Ending::Signalled(SIGSEGV), same),
+                ForfeitKind::Exited,
+                "it crashed (SIGSEGV) before the game ended",
+            ),
+            (
+                "an exit",
+                run(Ending::Exited(3), same),
+                ForfeitKind::Exited,
+                "it exited with status 3 before the game ended",
+            ),
+            (
+                "exit 0",
+                run(Ending::Exited(0), same),
+                ForfeitKind::Exited,
+                "it exited with status 0 before the game ended",
+            ),
+        ];
+        for (case, ran, kind, detail) in cases {
+            let forfeit = why_closed(&ran, &LIMITS);
+            assert_eq!((forfeit.kind, forfeit.detail.as_str()), (kind, detail), "{case}");
+        }
+    }
 }

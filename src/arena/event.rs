@@ -108,7 +108,10 @@ impl Event<'_> {
         self.entrants.iter().map(|e| e.name().to_owned()).collect()
     }
 
-    fn heading(&self, fixture: &Fixture) -> Heading {
+    /// Who plays `fixture`'s game, as its record's title and players line
+    /// say.
+    #[must_use]
+    pub fn heading(&self, fixture: &Fixture) -> Heading {
         Heading {
             event: self.kind,
             number: fixture.number,
@@ -119,7 +122,9 @@ impl Event<'_> {
         }
     }
 
-    fn opening(&self, fixture: &Fixture) -> &[Move] {
+    /// The moves `fixture`'s game starts from.
+    #[must_use]
+    pub fn opening(&self, fixture: &Fixture) -> &[Move] {
         fixture.opening.and_then(|i| self.openings.get(i)).map_or(&[], Vec::as_slice)
     }
 

@@ -14,9 +14,11 @@ use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, e
 use crate::board::Geometry;
 use crate::engine::EngineKind;
 use crate::game::Move;
-use crate::grade::{self, Grader, Languages, Plan, Programs};
+use crate::grade::{self, GradeError};
 use crate::player::Mark;
+use crate::sandbox::{Sandbox, copy};
 use crate::text;
+use crate::workshop::{self, Workshop};
 
 /// The most squares a match is played on: the bot protocol sends the
 /// whole board with every move.
@@ -116,15 +118,19 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         }
     }
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
-    let grader = || {
-        let plan = Plan::preparing(Programs::Detected(Languages::builtin()), grade::TEST_LIMITS, jobs);
-        let grader = Grader::new(plan).map_err(CliError::Grade)?;
-        grader.stop_on_signals(EXIT_INTERRUPTED);
-        Ok(grader)
+    let limits = grade::TEST_LIMITS;
+    let workshop = || {
+        let sandbox = Sandbox::new().map_err(|e| CliError::Grade(GradeError::Scratch(e)))?;
+        let workshop =
+            Workshop::new(sandbox, limits, workshop::build_limits(&limits), copy::Caps::SUBMISSION)
+                .map_err(|e| CliError::Grade(GradeError::Sandbox(e)))?;
+        workshop.stop_on_signals(EXIT_INTERRUPTED);
+        Ok(workshop)
     };
-    let bots = entrants::Bots { grader: &grader, startup: args.startup };
-    let mut bot_grader = None;
-    let entrants: Vec<Box<dyn Entrant>> = entrants::entrants(&planned.participants, &bots, &mut bot_grader)?;
+    let bots = entrants::Bots { workshop: &workshop, limits, startup: args.startup };
+    let mut bot_workshop = None;
+    let entrants: Vec<Box<dyn Entrant>> =
+        entrants::entrants(&planned.participants, &bots, &mut bot_workshop)?;
     let event = Event {
         kind: planned.kind,
         geometry,
@@ -134,7 +140,7 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         entrants: &entrants,
         fixtures: planned.fixtures,
         openings: planned.openings,
-        stop: bot_grader.as_ref().map(Grader::stopper),
+        stop: bot_workshop.as_ref().map(Workshop::stopper),
     };
     let names = event.names();
     let total = event.fixtures.len();

@@ -3,18 +3,24 @@
 //! holding a bot's source.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::CliError;
 use crate::arena::{Bot, EngineEntrant, Entrant, Unbuilt};
 use crate::engine::EngineKind;
-use crate::grade::Grader;
+use crate::sandbox::Limits;
+use crate::workshop::language::Languages;
+use crate::workshop::recipe::Recipe;
+use crate::workshop::{NotBuilt, Workshop};
 
-/// How bots are made: built by a grader (made once, when the first bot
-/// comes), given `startup` for their first answer of a game.
+/// How bots are made: built by a workshop (made once, when the first bot
+/// comes), each game's run within `limits`, given `startup` for their first
+/// answer of a game.
 pub(super) struct Bots<'a> {
-    /// The grader's maker.
-    pub(super) grader: &'a dyn Fn() -> Result<Grader, CliError>,
+    /// The workshop's maker.
+    pub(super) workshop: &'a dyn Fn() -> Result<Workshop, CliError>,
+    pub(super) limits: Limits,
     pub(super) startup: Duration,
 }
 
@@ -24,14 +30,14 @@ pub(super) struct Bots<'a> {
 pub(super) fn entrant(
     arg: &str,
     bots: &Bots<'_>,
-    grader: &mut Option<Grader>,
+    workshop: &mut Option<Workshop>,
 ) -> Result<Box<dyn Entrant>, CliError> {
     if let Some(kind) = EngineKind::from_name(arg) {
         return Ok(Box::new(EngineEntrant::new(kind)));
     }
     let dir = Path::new(arg);
     if dir.is_dir() {
-        return bot(dir, bots, grader);
+        return bot(dir, bots, workshop);
     }
     Err(CliError::NotAParticipant { arg: arg.to_owned() })
 }
@@ -40,41 +46,37 @@ pub(super) fn entrant(
 /// submission. One that cannot be built forfeits its games, saying why
 /// (standard error says so too): one broken bot does not stop a class
 /// tournament.
-fn bot(dir: &Path, bots: &Bots<'_>, grader: &mut Option<Grader>) -> Result<Box<dyn Entrant>, CliError> {
-    let grader = match grader {
-        Some(grader) => grader,
-        None => grader.insert((bots.grader)()?),
+fn bot(dir: &Path, bots: &Bots<'_>, workshop: &mut Option<Workshop>) -> Result<Box<dyn Entrant>, CliError> {
+    let workshop = match workshop {
+        Some(workshop) => workshop,
+        None => workshop.insert((bots.workshop)()?),
     };
-    let name = crate::grade::submission_name(dir);
-    Ok(match grader.prepare(dir) {
-        Ok(ready) => {
-            Box::new(Bot::new(ready.name, ready.sandbox, ready.argv, ready.start, ready.limits, bots.startup))
+    let name = crate::workshop::submission_name(dir);
+    let why = match workshop.prepare_apart(dir, &Recipe::detected(Languages::builtin())) {
+        Ok(built) => {
+            return Ok(Box::new(Bot::new(&built, Arc::clone(workshop.sandbox()), bots.limits, bots.startup)));
         }
-        Err(why) => {
-            eprintln!(
-                "warning: {}: it cannot play: {}",
-                crate::text::inert(&name),
-                crate::text::said(&why, 2000)
-            );
-            Box::new(Unbuilt::new(name, &why))
-        }
-    })
+        Err(NotBuilt::Stopped) => "interrupted".to_owned(),
+        Err(NotBuilt::Failed(failure)) => failure.message(),
+    };
+    eprintln!("warning: {}: it cannot play: {}", crate::text::inert(&name), crate::text::said(&why, 2000));
+    Ok(Box::new(Unbuilt::new(name, &why)))
 }
 
 /// Every participant of `args`, in order; a second engine of one kind is
 /// named `random-2` (a third `random-3`, …), so the standings tell them
 /// apart.
 ///
-/// The grader that builds bots is made in `grader` when the first comes:
-/// its sandbox runs them, and its stopper stops the event.
+/// The workshop that builds bots is made in `workshop` when the first
+/// comes: its sandbox runs them, and its stopper stops the event.
 pub(super) fn entrants(
     args: &[String],
     bots: &Bots<'_>,
-    grader: &mut Option<Grader>,
+    workshop: &mut Option<Workshop>,
 ) -> Result<Vec<Box<dyn Entrant>>, CliError> {
     let mut entrants: Vec<Box<dyn Entrant>> = Vec::with_capacity(args.len());
     for (at, arg) in args.iter().enumerate() {
-        let entrant = entrant(arg, bots, grader)?;
+        let entrant = entrant(arg, bots, workshop)?;
         let before = args[..at].iter().filter(|a| *a == arg).count();
         let entrant = match EngineKind::from_name(arg) {
             Some(kind) if before > 0 => {
@@ -96,8 +98,9 @@ mod tests {
 
     fn names(args: &[&str]) -> Result<Vec<String>, String> {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        let no_grader = || Err(CliError::NotAParticipant { arg: "(no grader in unit tests)".to_owned() });
-        let bots = Bots { grader: &no_grader, startup: Duration::ZERO };
+        let no_workshop = || Err(CliError::NotAParticipant { arg: "(no workshop in unit tests)".to_owned() });
+        let bots =
+            Bots { workshop: &no_workshop, limits: crate::grade::TEST_LIMITS, startup: Duration::ZERO };
         entrants(&args, &bots, &mut None)
             .map(|list| list.iter().map(|e| e.name().to_owned()).collect())
             .map_err(|e| e.to_string())

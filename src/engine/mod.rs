@@ -11,6 +11,7 @@ mod perfect;
 mod random;
 pub mod rules;
 mod table;
+mod value;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -23,6 +24,7 @@ use crate::board::Square;
 use crate::game::Game;
 
 pub use bits::MAX_CELLS;
+pub use value::{Progress, Search, Value};
 
 /// What an engine tells how its search goes ([`Engine::on_progress`]): the
 /// command line's spinner, say. It is `Send`, so an engine can play its
@@ -67,29 +69,6 @@ impl EngineKind {
     }
 }
 
-/// What a position is worth to the player to move, with perfect play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Value {
-    /// The player to move can force a win.
-    Win,
-    /// Neither side can force a win.
-    Draw,
-    /// The opponent can force a win.
-    Loss,
-}
-
-impl Value {
-    /// `win`, `draw` or `loss`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Value::Win => "win",
-            Value::Draw => "draw",
-            Value::Loss => "loss",
-        }
-    }
-}
-
 /// An engine's move, and (for `perfect`) what the position is worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Choice {
@@ -100,28 +79,6 @@ pub struct Choice {
     pub value: Option<Value>,
     /// How the search went (`perfect` only).
     pub search: Option<Search>,
-}
-
-/// How far a `perfect` search got: the move chosen comes from the deepest
-/// step it finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Search {
-    /// How many moves ahead the deepest finished step looked (0: none
-    /// finished, and the move is the first free square from the centre).
-    pub depth: u32,
-    /// Positions searched in all.
-    pub nodes: u64,
-}
-
-/// A search in progress, as told to [`Engine::on_progress`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    /// The step being searched: how many moves ahead.
-    pub depth: u32,
-    /// Positions searched so far in this choice.
-    pub nodes: u64,
-    /// The search is over (told once, last).
-    pub done: bool,
 }
 
 /// Why an engine cannot choose a move.

@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use super::bits::{Lines, position};
 use super::table::{Bound, Entry, Table};
-use super::{Progress, Search, Value};
+use super::value::{Progress, Search, Value};
 use crate::board::Square;
 use crate::game::Game;
 use crate::player::PlayerId;

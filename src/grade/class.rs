@@ -4,10 +4,10 @@
 //! name of its own, by which every report names it.
 
 use std::collections::HashMap;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::text::inert;
+use crate::workshop::submission_name;
 
 /// The submissions to grade, and what was given that is not one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -71,18 +71,10 @@ impl Class {
     }
 }
 
-/// A submission's name: its directory's last component (the real one for
-/// `.` or a path ending in `/`).
-#[must_use]
-pub fn submission_name(path: &Path) -> String {
-    let named = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
-    named(path)
-        .or_else(|| fs::canonicalize(path).ok().as_deref().and_then(named))
-        .unwrap_or_else(|| path.display().to_string())
-}
-
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]

@@ -1,10 +1,10 @@
-//! The grader: a [`Grader`] made from a [`Plan`] and a probed sandbox
-//! grades each submission in turn — its [`intake`](super::intake), its
-//! [`build`](super::build), its tests ([`run`](super::run)) or its
-//! functions ([`calls`](super::calls)) — and stops at a submission's
-//! boundary whatever goes wrong inside it.
+//! The grader: a [`Grader`] made from a [`Plan`] over a probed sandbox
+//! takes each submission in turn to the [`workshop`](crate::workshop),
+//! which makes it runnable, then hands it to its mode's stage — its tests
+//! ([`program`](super::program)), its functions ([`calls`](super::calls)), its
+//! games ([`play`](super::play)) — telling the sinks as it goes, and stops
+//! at a submission's boundary whatever goes wrong inside it.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -12,16 +12,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 
-use super::build::{BUILD_LOG_BYTES, Build, warnings_test};
-use super::class::submission_name;
-use super::intake::{Failed, Faults, Halt, Step};
-use super::language::Commands;
-use super::plan::{Io, Mode, Plan, Program, Programs};
+use super::plan::{Mode, Plan, PlayPlan, Program};
 use super::report::{Grading, ReportError, Sink};
-use super::result::{Graded, Stopped, SubmissionResult, TestResult, Verdict};
-use super::run::Target;
-use crate::sandbox::{self, Protections, Sandbox, SandboxError, copy};
+use super::result::{Graded, Stopped, SubmissionResult, TestResult};
+use super::stage::{Stage, Tell, not_run};
+use crate::sandbox::{self, Protections, Sandbox, SandboxError};
 use crate::text;
+use crate::workshop::intake::{Faults, Step};
+use crate::workshop::recipe::Programs;
+use crate::workshop::{Failure, NotBuilt, Workshop, argv, submission_name};
 
 /// Why grading could not be done.
 #[derive(Debug, thiserror::Error)]
@@ -51,17 +50,11 @@ pub enum GradeError {
     Report(ReportError),
 }
 
-/// How the grader tells a sink of each test of one submission.
-pub(in crate::grade) type Tell<'a> = dyn Fn(&TestResult) + Sync + 'a;
-
-/// A grading ready to run: a [`Plan`], and a sandbox that was probed and
-/// gives what the plan requires.
+/// A grading ready to run: a [`Plan`], and a workshop over a sandbox that
+/// was probed and gives what the plan requires.
 pub struct Grader {
-    pub(in crate::grade) plan: Plan,
-    pub(in crate::grade) sandbox: Arc<Sandbox>,
-    pub(in crate::grade) protections: Protections,
-    /// Faults a test injected ([`Grader::inject_faults`]).
-    pub(in crate::grade) faults: Option<Faults>,
+    plan: Plan,
+    workshop: Workshop,
 }
 
 impl Grader {
@@ -73,15 +66,21 @@ impl Grader {
 
     /// As [`Grader::new`], with a sandbox made by the caller.
     pub fn with_sandbox(plan: Plan, sandbox: Sandbox) -> Result<Grader, GradeError> {
-        if let Mode::Program(Program { programs: Programs::Given { run, .. }, .. }) = &plan.mode {
-            // Split once, so a bad command line is an error before anything runs.
-            shell_words::split(run).map_err(|e| GradeError::Command(run.clone(), e.to_string()))?;
+        let program = match &plan.mode {
+            Mode::Program(program) | Mode::Play(PlayPlan { program, .. }) => Some(program),
+            Mode::Calls(_) => None,
+        };
+        if let Some(Program { programs: Programs::Given { run, .. }, .. }) = program {
+            // Checked here, so a bad command line is an error before anything
+            // runs (the workshop splits it again for each submission).
+            argv(run).map_err(|e| GradeError::Command(run.clone(), e))?;
         }
-        let protections = sandbox.probe(plan.limits).map_err(GradeError::Sandbox)?;
-        if plan.require_sandbox && !protections.complete() {
-            return Err(GradeError::Unprotected(protections));
+        let workshop = Workshop::new(sandbox, plan.limits, plan.build_limits, plan.copy_caps)
+            .map_err(GradeError::Sandbox)?;
+        if plan.require_sandbox && !workshop.protections().complete() {
+            return Err(GradeError::Unprotected(workshop.protections().clone()));
         }
-        Ok(Grader { plan, sandbox: Arc::new(sandbox), protections, faults: None })
+        Ok(Grader { plan, workshop })
     }
 
     /// The plan this grades by.
@@ -93,14 +92,14 @@ impl Grader {
     /// What the sandbox protects on this machine.
     #[must_use]
     pub fn protections(&self) -> &Protections {
-        &self.protections
+        self.workshop.protections()
     }
 
     /// Set it to stop the grading: the runs under way are killed, and the
     /// submissions not finished are reported as not graded.
     #[must_use]
     pub fn stopper(&self) -> Arc<AtomicBool> {
-        self.sandbox.stopper()
+        self.workshop.stopper()
     }
 
     /// Ctrl-C or SIGTERM stops the grading as [`Grader::stopper`] does: the
@@ -108,12 +107,15 @@ impl Grader {
     /// the scratch directory goes. A second signal ends the process at once,
     /// with exit status `status`.
     pub fn stop_on_signals(&self, status: u8) {
-        let stop = self.stopper();
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            let _ =
-                signal_hook::flag::register_conditional_shutdown(signal, status.into(), Arc::clone(&stop));
-            let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
-        }
+        self.workshop.stop_on_signals(status);
+    }
+
+    /// Makes each [`Step`] call `faults` first, for a submission, with its
+    /// name: an error there fails the step. For tests of the grader's own
+    /// failures; a grading never sets it.
+    #[doc(hidden)]
+    pub fn inject_faults(&mut self, faults: Faults) {
+        self.workshop.inject_faults(faults);
     }
 
     /// Grades every submission on every test, `jobs` builds and runs at a
@@ -137,7 +139,9 @@ impl Grader {
             .build()
             .map_err(|source| GradeError::Threads { jobs, source })?;
         let tests = self.plan.test_names();
-        let protections = self.protections.to_string();
+        let protections = self.protections().to_string();
+        // The jobs shared among the submissions graded side by side.
+        let share = (jobs / submissions.len().clamp(1, jobs)).max(1);
         sink.begin(&Grading {
             tests: &tests,
             submissions: submissions.len(),
@@ -153,24 +157,23 @@ impl Grader {
                 .enumerate()
                 .map(|(index, submission)| {
                     let name = submission_name(submission);
-                    let area = self.sandbox.scratch().join(format!("submission-{index}"));
+                    let area = self.workshop.sandbox().scratch().join(format!("submission-{index}"));
                     let progress = |test: &TestResult| told().test(&name, test);
                     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        self.grade_one(submission, &name, &area, &progress)
+                        self.grade_one(submission, &area, share, &progress)
                     }));
-                    let failed = match graded {
-                        Ok(Ok(result)) => Ok(result),
-                        Ok(Err(Halt::Stopped)) => return (name, None),
-                        Ok(Err(Halt::Failed(why))) => Err(why),
-                        Err(panic) => Err(internal_error(&*panic)),
+                    let result = match graded {
+                        Ok(Ok(result)) => result,
+                        Ok(Err(Stopped)) => return (name, None),
+                        Err(panic) => {
+                            let why = internal_error(&*panic);
+                            not_run(&self.plan, &name, &Failure::early(why), &progress)
+                        }
                     };
-                    let result = failed.unwrap_or_else(|why| {
-                        self.not_run(name.clone(), "unknown".to_owned(), why.clone(), &why, &progress)
-                    });
                     told().submission(&result);
                     // What cannot be removed now goes with the scratch
                     // directory when the grading ends.
-                    if self.check(Step::CleanUp, &name).is_ok() {
+                    if self.workshop.steps(&name, &area).check(Step::CleanUp).is_ok() {
                         sandbox::remove_all(&area);
                     }
                     (name, Some(result))
@@ -189,306 +192,38 @@ impl Grader {
         Ok(graded)
     }
 
-    /// Every test failed the same way before anything ran (a refused copy, a
-    /// failed build). The reason may quote the student's files at length
-    /// (a list of their classes, say): the log is cut as a build log is, and
-    /// the detail every test repeats at [`DETAIL_BYTES`].
-    pub(in crate::grade) fn not_run(
-        &self,
-        name: String,
-        language: String,
-        log: String,
-        detail: &str,
-        progress: &Tell<'_>,
-    ) -> SubmissionResult {
-        let tests = self
-            .plan
-            .test_names()
-            .iter()
-            .map(|test| {
-                let test = TestResult::not_run(
-                    test,
-                    Verdict::BuildFailed,
-                    text::said(detail, DETAIL_BYTES).into_owned(),
-                );
-                progress(&test);
-                test
-            })
-            .collect();
-        SubmissionResult {
-            submission: name,
-            language,
-            score: 0.0,
-            build_failed: true,
-            build_log: Some(if log.len() > BUILD_LOG_BYTES {
-                text::said(&log, BUILD_LOG_BYTES).into_owned()
-            } else {
-                log
-            }),
-            tests,
-            provided_missing: None,
-            provided_changed: None,
-        }
-    }
-
-    pub(in crate::grade) fn grade_one(
+    /// Grades `submission` in `area`, `jobs` of its runs or games at once:
+    /// made runnable by the workshop, then graded by its mode's stage.
+    fn grade_one(
         &self,
         submission: &Path,
-        name: &str,
         area: &Path,
-        progress: &Tell<'_>,
-    ) -> Result<SubmissionResult, Halt> {
-        let source = match self.copy_in(submission, name, area)? {
-            Ok(source) => source,
-            Err(why) => {
-                return Ok(self.not_run(name.to_owned(), "unknown".to_owned(), why.clone(), &why, progress));
-            }
-        };
-        match &self.plan.mode {
-            Mode::Program(program) => self.grade_program(program, name, source, area, progress),
-            Mode::Calls(calls) => self.grade_calls(name, &source, area, *calls, progress),
-            Mode::Play(play) => self.grade_play(play, name, source, area, progress),
-        }
-    }
-
-    /// Copies `submission` into `area`'s `source`: the copy, or why the
-    /// submission was refused.
-    fn copy_in(&self, submission: &Path, name: &str, area: &Path) -> Result<Result<PathBuf, String>, Halt> {
-        let source = area.join("source");
-        self.check(Step::Copy, name)
-            .and_then(|()| fs::create_dir_all(&source))
-            .map_err(|e| Failed::step(Step::Copy, &source, area, &e))?;
-        // A root grader copies only what the submission's owner owns: no file
-        // of anyone else's can be linked into it.
-        let owner = self.sandbox.run_user().and_then(|_| fs::metadata(submission).ok()).map(|m| {
-            use std::os::unix::fs::MetadataExt;
-            m.uid()
-        });
-        Ok(match copy::copy_tree(submission, &source, self.plan.copy_caps, owner) {
-            Ok(_) => Ok(source),
-            Err(e) => Err(format!("the submission was refused: {e}")),
-        })
-    }
-
-    /// `submission` copied, its course's provided files placed, its
-    /// language found and built, as a grading does, for a caller that runs
-    /// it itself (a bot in a match): where its runs start and how, or why it
-    /// cannot run (with a failed build's log). Only for a plan of whole
-    /// programs ([`Mode::Program`]).
-    ///
-    /// # Errors
-    /// Why the submission cannot run: refused, no language found, its build
-    /// failed, a step of the grader's failed, or the grading was stopped.
-    pub fn prepare(&self, submission: &Path) -> Result<Prepared, String> {
-        let program = match &self.plan.mode {
-            Mode::Program(program) => program,
-            Mode::Play(play) => &play.program,
-            Mode::Calls(_) => return Err("only whole programs can be prepared to run".to_owned()),
-        };
-        let name = submission_name(submission);
-        let area = tempfile::Builder::new()
-            .prefix("prepared-")
-            .tempdir_in(self.sandbox.scratch())
-            .map_err(|e| format!("the grader failed to make room for it: {e}"))?
-            .keep();
-        let halted = |halt: Halt| match halt {
-            Halt::Failed(why) => why,
-            Halt::Stopped => "interrupted".to_owned(),
-        };
-        let source = self.copy_in(submission, &name, &area).map_err(halted)??;
-        if let Some(provided) = &program.provided {
-            self.place_provided(&name, provided, &source, &area).map_err(|Failed(why)| why)?;
-        }
-        match self.make_ready(program, &name, source, &area).map_err(halted)? {
-            Ok(ready) => Ok(Prepared {
-                name,
-                language: ready.language,
-                start: ready.start,
-                argv: shell_words::split(&ready.run)
-                    .map_err(|e| format!("its run command `{}`: {e}", ready.run))?,
-                sandbox: Arc::clone(&self.sandbox),
-                limits: self.plan.limits,
-            }),
-            Err(not) if not.detail == not.log => Err(not.detail),
-            Err(not) => Err(format!("{}:\n{}", not.detail, not.log.trim_end())),
-        }
-    }
-
-    /// Writes the course's provided files over the submission copied to
-    /// `source` (in `area`), if there are any, then builds it once and runs
-    /// it on every test of `program`; the result says which provided files
-    /// the copy lacked or changed.
-    fn grade_program(
-        &self,
-        program: &Program,
-        name: &str,
-        source: PathBuf,
-        area: &Path,
-        progress: &Tell<'_>,
-    ) -> Result<SubmissionResult, Halt> {
-        // Before its language is found: a copy lacking the provided main.cpp
-        // is C++ once it has it.
-        let placed = match &program.provided {
-            Some(provided) => Some(self.place_provided(name, provided, &source, area)?),
-            None => None,
-        };
-        let mut result = self.build_and_run(program, name, source, area, progress)?;
-        if let Some(placed) = placed {
-            result.provided_missing = Some(placed.missing);
-            result.provided_changed = Some(placed.changed);
-        }
-        Ok(result)
-    }
-
-    /// Builds the submission copied to `source` (in `area`) once, and runs
-    /// it on every test of `program`; with [`Program::warnings`], the
-    /// build's warnings are the first test.
-    fn build_and_run(
-        &self,
-        program: &Program,
-        name: &str,
-        source: PathBuf,
-        area: &Path,
-        progress: &Tell<'_>,
-    ) -> Result<SubmissionResult, Halt> {
-        let ready = match self.make_ready(program, name, source, area)? {
-            Ok(ready) => ready,
-            Err(not) => {
-                return Ok(self.not_run(name.to_owned(), not.language, not.log, &not.detail, progress));
-            }
-        };
-        let warnings = program.warnings.then(|| warnings_test(ready.build_log.as_deref()));
-        if let Some(test) = &warnings {
-            progress(test);
-        }
-        // Collecting into a Result stops handing out tests once the grading
-        // was stopped.
-        let target = Target { program, start: &ready.start, run: &ready.run };
-        let tests: Vec<TestResult> = program
-            .tests
-            .par_iter()
-            .map(|test| {
-                let result = self.grade_test(target, test);
-                if let Ok(test) = &result {
-                    progress(test);
+        jobs: usize,
+        tell: &Tell<'_>,
+    ) -> Result<SubmissionResult, Stopped> {
+        let plan = &self.plan;
+        let staged =
+            |program: &Program, stage: &dyn Fn(&Stage<'_>) -> Result<SubmissionResult, Stopped>| match self
+                .workshop
+                .prepare(submission, area, &program.recipe())
+            {
+                Ok(built) => {
+                    stage(&Stage { plan, sandbox: self.workshop.sandbox(), area, built: &built, tell, jobs })
                 }
-                result
-            })
-            .collect::<Result<_, Stopped>>()?;
-        let tests = warnings.into_iter().chain(tests).collect();
-        Ok(SubmissionResult::graded(name.to_owned(), ready.language, ready.build_log, tests))
-    }
-
-    /// The submission copied to `source` (in `area`), its language found
-    /// and built once: ready to run, or why not.
-    pub(in crate::grade) fn make_ready(
-        &self,
-        program: &Program,
-        name: &str,
-        source: PathBuf,
-        area: &Path,
-    ) -> Result<Result<Ready, NotReady>, Halt> {
-        let commands = match &program.programs {
-            Programs::Given { build, run } => {
-                Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
-            }
-            Programs::Detected(languages) => match languages.detect(&source, self.plan.limits.memory) {
-                Ok(commands) => commands,
-                Err(why) => {
-                    return Ok(Err(NotReady {
-                        language: "unknown".to_owned(),
-                        log: why.clone(),
-                        detail: why,
-                    }));
+                Err(NotBuilt::Stopped) => Err(Stopped),
+                Err(NotBuilt::Failed(failure)) => {
+                    Ok(not_run(plan, &submission_name(submission), &failure, tell))
                 }
-            },
-        };
-        let language = commands.language.clone();
-        // No answer left from the author's own runs can pass for one, and
-        // nothing stands where the test goes (a directory of that name, say).
-        let clear = |dir: &Path| -> Result<(), Halt> {
-            if program.io.answers_in_a_file() {
-                let (input, output) = program.io.names();
-                self.clear_answer(name, dir, output, area)?;
-                self.clear_answer(name, dir, input, area)?;
+            };
+        match &plan.mode {
+            Mode::Calls(calls) => {
+                super::calls::run::grade(&self.workshop, plan, *calls, submission, area, tell)
             }
-            Ok(())
-        };
-        clear(&source)?;
-        self.hand_over(name, area, area)?;
-
-        let mut start = source.clone();
-        let mut build_log = None;
-        if let Some(command) = &commands.build {
-            match self.build(area, source, command)? {
-                Build::Failed { log } => {
-                    return Ok(Err(NotReady { language, log, detail: "the build failed".to_owned() }));
-                }
-                Build::Built { dir: built, log } => {
-                    build_log = Some(log);
-                    clear(&built)?;
-                    start = built;
-                    self.hand_over(name, &start, area)?;
-                }
-            }
+            Mode::Program(program) => staged(program, &|stage| super::program::grade(stage, program)),
+            Mode::Play(bots) => staged(&bots.program, &|stage| super::play::grade(stage, bots)),
         }
-        // A console program found from its files is started as its handout
-        // starts it (URI CSC 212 Deep Dive 4's starter plays its AI when given one
-        // argument); a given --run is used as written.
-        let run = match (&program.programs, &program.io) {
-            (Programs::Detected(_), Io::Console { profile, sides, .. }) => {
-                let mut run = commands.run.clone();
-                for arg in profile.program_args(*sides) {
-                    run.push(' ');
-                    run.push_str(arg);
-                }
-                run
-            }
-            _ => commands.run.clone(),
-        };
-        Ok(Ok(Ready { language, start, run, build_log }))
     }
 }
-
-/// A submission built and ready to run.
-#[derive(Clone, Debug)]
-pub(in crate::grade) struct Ready {
-    /// Its language, as found (or `given`).
-    pub(in crate::grade) language: String,
-    /// The build (or the copy, with no build): each run starts as it.
-    pub(in crate::grade) start: PathBuf,
-    /// The run command.
-    pub(in crate::grade) run: String,
-    /// The build's log, when there was a build.
-    pub(in crate::grade) build_log: Option<String>,
-}
-
-/// A submission built and ready for its caller to run ([`Grader::prepare`]).
-#[derive(Clone, Debug)]
-pub struct Prepared {
-    /// Its name (its directory's).
-    pub name: String,
-    /// Its language, as found.
-    pub language: String,
-    /// Where each of its runs starts: its build, or its copy.
-    pub start: PathBuf,
-    /// The command that runs it.
-    pub argv: Vec<String>,
-    /// The sandbox it runs in.
-    pub sandbox: Arc<Sandbox>,
-    /// The limits of each run (the plan's).
-    pub limits: sandbox::Limits,
-}
-
-/// Why a submission could not be made ready: every test fails with it.
-pub(in crate::grade) struct NotReady {
-    pub(in crate::grade) language: String,
-    pub(in crate::grade) log: String,
-    pub(in crate::grade) detail: String,
-}
-
-/// The most of a reason every test of a submission not run repeats.
-const DETAIL_BYTES: usize = 4 << 10;
 
 /// What a submission's reports say of a panic in the grader while it graded
 /// that submission.

@@ -13,9 +13,9 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use self::portable::{Platform, Unportable};
-use super::provided::Provided;
 use super::suite;
 use crate::output::{self, Durability};
+use crate::workshop::provided::Provided;
 
 /// Where the grader's files go inside a GitHub repository.
 pub const GITHUB_HOME: &str = ".github/ttt-referee";

@@ -5,78 +5,15 @@
 use std::time::Duration;
 
 use super::calls::{Api, CaseOptions};
-use super::language::Languages;
-use super::provided::Provided;
+use super::io::Io;
 use super::result::WARNINGS_TEST;
 use super::shrink::Budget;
 use super::suite::Test;
 use crate::check::CheckOptions;
-use crate::play::{Profile, Side};
 use crate::referee;
 use crate::sandbox::{Limits, copy};
-
-/// How a program receives its test and gives its answer, and so what its
-/// tests are: move files answered by the referee's transcript, or a
-/// console's typed scripts answered by its session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Io {
-    /// CS 1044's convention: the test is `input` in the working directory,
-    /// and the program writes `output` there.
-    Files {
-        /// The move file's name in the run directory.
-        input: String,
-        /// The transcript's name in the run directory.
-        output: String,
-    },
-    /// The test is `TTTmoves.txt` and standard input; the answer is
-    /// standard output.
-    Stdout,
-    /// `{moves}` and `{out}` in the run command are the test's and the
-    /// answer's paths.
-    Args,
-    /// A console program: the test is a typed script, its standard input;
-    /// the answer is its standard output, the session `play --profile`
-    /// prints with its computer players seeded by `seed`. The one place a
-    /// plan says "console".
-    Console {
-        /// The console whose session is expected.
-        profile: Profile,
-        /// Who plays X and O (where the profile does not ask).
-        sides: [Side; 2],
-        /// The seed of its computer players.
-        seed: u64,
-    },
-}
-
-impl Io {
-    /// The test's and the answer's names in the run directory.
-    pub(in crate::grade) fn names(&self) -> (&str, &str) {
-        match self {
-            Io::Files { input, output } => (input, output),
-            _ => (DEFAULT_INPUT, DEFAULT_OUTPUT),
-        }
-    }
-
-    /// Whether the answer is a file the program writes (not its standard
-    /// output): an answer left in the submission could pass for one.
-    pub(in crate::grade) fn answers_in_a_file(&self) -> bool {
-        !matches!(self, Io::Console { .. })
-    }
-}
-
-/// How each submission's build and run commands are found.
-#[derive(Clone, Debug)]
-pub enum Programs {
-    /// The same commands for everyone (`--build`, `--run`).
-    Given {
-        /// A shell command run once in each submission's copy.
-        build: Option<String>,
-        /// The program's command line, split into words as a shell would.
-        run: String,
-    },
-    /// Found for each submission from its files.
-    Detected(Languages),
-}
+use crate::workshop::provided::Provided;
+use crate::workshop::recipe::{Programs, Recipe};
 
 /// The limits of each test run unless the plan says otherwise: 2 s of wall
 /// and CPU time, 512 MB, 16 MB written, 64 processes, 256 open files each
@@ -89,21 +26,6 @@ pub const TEST_LIMITS: Limits = Limits {
     processes: 64,
     open_files: 256,
 };
-
-/// The limits of a build, given a test's: two minutes, and at least 4 GB,
-/// 256 MB written, 64 processes and 1024 open files each (compilers and
-/// build tools need more than programs).
-#[must_use]
-pub fn build_limits(test: &Limits) -> Limits {
-    Limits {
-        wall: Duration::from_mins(2),
-        cpu: Duration::from_mins(2),
-        memory: test.memory.max(4 << 30),
-        output: test.output.max(256 << 20),
-        processes: test.processes.max(64),
-        open_files: test.open_files.max(1024),
-    }
-}
 
 /// Everything that says how to grade.
 #[derive(Clone, Debug)]
@@ -167,33 +89,6 @@ pub struct PlayPlan {
     pub seed: u64,
 }
 
-impl Plan {
-    /// A plan with no tests, for [`Grader::prepare`](super::Grader::prepare)
-    /// alone: submissions found and built as `programs` says, to be run by
-    /// the caller within `limits` (bots in a match), `jobs` builds at once.
-    #[must_use]
-    pub fn preparing(programs: Programs, limits: Limits, jobs: usize) -> Plan {
-        Plan {
-            mode: Mode::Program(Program {
-                tests: Vec::new(),
-                programs,
-                io: Io::Stdout,
-                layout: referee::Options::default(),
-                warnings: false,
-                provided: None,
-            }),
-            limits,
-            build_limits: build_limits(&limits),
-            jobs,
-            partial: false,
-            check: CheckOptions::default(),
-            copy_caps: copy::Caps::SUBMISSION,
-            require_sandbox: false,
-            shrink: None,
-        }
-    }
-}
-
 /// Whole programs on tests.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -234,6 +129,28 @@ pub fn harness_limits(test: &Limits) -> Limits {
 }
 
 impl Program {
+    /// How each submission is made runnable for these tests: the answers'
+    /// names cleared from its copy and build (where the answer is a file),
+    /// and a console program found from its files started as its handout
+    /// starts it (URI CSC 212 Deep Dive 4's starter plays its AI when
+    /// given one argument).
+    #[must_use]
+    pub fn recipe(&self) -> Recipe {
+        let clear = if self.io.answers_in_a_file() {
+            let (input, output) = self.io.names();
+            vec![output.to_owned(), input.to_owned()]
+        } else {
+            Vec::new()
+        };
+        let args = match &self.io {
+            Io::Console { profile, sides, .. } => {
+                profile.program_args(*sides).iter().map(|&arg| arg.to_owned()).collect()
+            }
+            Io::Files { .. } | Io::Stdout | Io::Args => Vec::new(),
+        };
+        Recipe { programs: self.programs.clone(), provided: self.provided.clone(), clear, args }
+    }
+
     /// The console tests whose script ends before its game does: what the
     /// program shows is judged, and what it does at the end of its input is
     /// not held against it, so the TA is told.
@@ -267,8 +184,3 @@ impl Plan {
         }
     }
 }
-
-/// The test's name in the run directory unless `--moves-file` says otherwise.
-pub const DEFAULT_INPUT: &str = "TTTmoves.txt";
-/// The answer's name in the run directory unless `--transcript-file` says otherwise.
-pub const DEFAULT_OUTPUT: &str = "TTTgame.txt";

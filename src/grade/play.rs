@@ -13,205 +13,189 @@
 //! A failing test shows the shortest game that fails it, as a move file the
 //! student replays with `ttt-referee`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
-use super::build::warnings_test;
-use super::grader::{Grader, Tell};
-use super::intake::Halt;
 use super::plan::{PLAY_TESTS, PlayPlan};
-use super::result::{SubmissionResult, TestResult, Verdict};
-use super::shrink::{Evidence, Smallest};
-use crate::arena::record::Heading;
-use crate::arena::{Bot, EngineEntrant, Entrant, ForfeitKind, Played, Score, Setup};
+use super::result::{Evidence, Smallest};
+use super::result::{Stopped, SubmissionResult, TestResult, Verdict};
+use super::stage::{Stage, not_run};
+use super::verdict::warnings_test;
+use crate::arena::record::{self, Recorded};
+use crate::arena::{
+    Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GameResult, Score,
+};
 use crate::board::Square;
 use crate::engine::EngineKind;
 use crate::game::Move;
+use crate::movefile;
 use crate::player::{Mark, PlayerId};
 use crate::text;
+use crate::workshop::Failure;
 
 /// Boards of at most this many squares are played against `perfect` from
 /// every first move too (on larger ones, only from the empty board: the
 /// engine's search would not fit a test).
 const EVERY_OPENING_SQUARES: u64 = 16;
 
-/// One game of a bot's tests.
-struct Fixture {
+/// The bot's place among each event's participants: first, before its
+/// opponent.
+const BOT: usize = 0;
+
+/// One game of a bot's tests, as the arena played and recorded it.
+struct Game {
     /// `vs-perfect` or `vs-random`.
     test: &'static str,
-    /// Its number among the submission's games, from 1.
-    number: u64,
-    /// The bot's seat: 0 (X, first) or 1.
-    seat: usize,
-    /// The moves made before the bot and its opponent start.
-    opening: Vec<Move>,
-}
-
-/// A game as it was played, with what its record says.
-struct Game<'a> {
-    fixture: &'a Fixture,
-    played: Played,
+    /// What became of it.
+    result: GameResult,
+    /// Its record, as the arena wrote it.
     record: String,
+    /// Its move lines, read back from the record: the valid moves, then
+    /// the illegal one that forfeited, if one did.
+    moves: Vec<String>,
 }
 
-impl Game<'_> {
+impl Game {
+    /// The bot's seat: 0 (X, first) or 1.
+    fn seat(&self) -> usize {
+        self.result.seats.iter().position(|&who| who == BOT).unwrap_or(0)
+    }
+
     fn score(&self) -> Score {
-        self.played.ending.score(self.fixture.seat, 2)
+        self.result.score(self.seat())
     }
 
     /// The forfeit of the bot, if it forfeited.
-    fn forfeit(&self) -> Option<&crate::arena::Forfeit> {
-        match &self.played.ending {
-            crate::arena::Ending::Forfeit { seat, forfeit } if *seat == self.fixture.seat => Some(forfeit),
+    fn forfeit(&self) -> Option<&Forfeit> {
+        match &self.result.ending {
+            Ending::Forfeit { seat, forfeit } if *seat == self.seat() => Some(forfeit),
             _ => None,
         }
     }
 
     /// `game 4 (vs-perfect, as O)`.
     fn name(&self) -> String {
-        let mark = if self.fixture.seat == 0 { 'X' } else { 'O' };
-        format!("game {} ({}, as {mark})", self.fixture.number, self.fixture.test)
+        let mark = if self.seat() == 0 { 'X' } else { 'O' };
+        format!("game {} ({}, as {mark})", self.result.number, self.test)
     }
 }
 
-impl Grader {
-    /// Grades the submission copied to `source` (in `area`) as a bot:
-    /// built once, then every game of [`PLAY_TESTS`], side by side.
-    pub(in crate::grade) fn grade_play(
-        &self,
-        plan: &PlayPlan,
-        name: &str,
-        source: PathBuf,
-        area: &Path,
-        progress: &Tell<'_>,
-    ) -> Result<SubmissionResult, Halt> {
-        let provided = match &plan.program.provided {
-            Some(provided) => Some(self.place_provided(name, provided, &source, area)?),
-            None => None,
-        };
-        let ready = match self.make_ready(&plan.program, name, source, area)? {
-            Ok(ready) => ready,
-            Err(not) => {
-                return Ok(self.not_run(name.to_owned(), not.language, not.log, &not.detail, progress));
-            }
-        };
-        let argv = match shell_words::split(&ready.run) {
-            Ok(argv) => argv,
-            Err(e) => {
-                let why = format!("its run command `{}` is not a command line: {e}", ready.run);
-                return Ok(self.not_run(name.to_owned(), ready.language, why.clone(), &why, progress));
-            }
-        };
-        let warnings = plan.program.warnings.then(|| warnings_test(ready.build_log.as_deref()));
-        if let Some(test) = &warnings {
-            progress(test);
-        }
-        let bot = Bot::new(
-            name.to_owned(),
-            Arc::clone(&self.sandbox),
-            argv,
-            ready.start.clone(),
-            self.plan.limits,
-            plan.startup,
-        );
-        let began = Instant::now();
-        let fixtures = fixtures(plan);
-        let perfect = EngineEntrant::new(EngineKind::Perfect);
-        let random = EngineEntrant::new(EngineKind::Random);
-        let games: Vec<Game<'_>> = fixtures
-            .par_iter()
-            .map(|fixture| {
-                let opponent: &dyn Entrant = if fixture.test == "vs-perfect" { &perfect } else { &random };
-                let entrants: [&dyn Entrant; 2] =
-                    if fixture.seat == 0 { [&bot, opponent] } else { [opponent, &bot] };
-                let setup = Setup {
-                    geometry: plan.geometry,
-                    marks: vec![Mark::X, Mark::O],
-                    game: fixture.number,
-                    seed: crate::arena::event::game_seed(plan.seed, fixture.number),
-                    move_time: plan.move_time,
-                };
-                let played = crate::arena::contest::play(&setup, &fixture.opening, &entrants);
-                let heading = Heading {
-                    event: fixture.test,
-                    number: fixture.number,
-                    seed: plan.seed,
-                    names: entrants.iter().map(|e| e.name().to_owned()).collect(),
-                    marks: setup.marks.clone(),
-                    geometry: plan.geometry,
-                };
-                let record = heading.write(&played.moves, played.refused.as_deref(), &played.ending);
-                Game { fixture, played, record }
-            })
-            .collect();
-        // Games cut short by Ctrl-C judge nothing.
-        if self.sandbox.stopper().load(Ordering::SeqCst) {
-            return Err(Halt::Stopped);
-        }
-        let seconds = began.elapsed().as_secs_f64();
-        let mut tests: Vec<TestResult> = warnings.into_iter().collect();
-        for test in [vs_perfect(&games), vs_random(&games, plan), legal(&games)] {
-            let test = TestResult { wall: seconds, ..test };
-            progress(&test);
-            tests.push(test);
-        }
-        let mut result = SubmissionResult::graded(name.to_owned(), ready.language, ready.build_log, tests);
-        if let Some(placed) = provided {
-            result.provided_missing = Some(placed.missing);
-            result.provided_changed = Some(placed.changed);
-        }
-        Ok(result)
+/// Grades the bot `stage` holds by its games, each test's games played as
+/// the arena plays every game ([`Event`]) and read back from their records.
+///
+/// # Errors
+/// [`Stopped`]: the grading was stopped; games cut short judge nothing.
+pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResult, Stopped> {
+    let built = stage.built;
+    let warnings = plan.program.warnings.then(|| warnings_test(built.build_log.as_deref()));
+    if let Some(test) = &warnings {
+        (stage.tell)(test);
     }
+    let began = Instant::now();
+    let games = match games(stage, plan) {
+        Ok(games) => games,
+        Err(EventError::Interrupted) => return Err(Stopped),
+        Err(e) => {
+            let why = format!("the grader failed to play its games: {e}");
+            return Ok(not_run(stage.plan, &built.name, &Failure::early(why), stage.tell));
+        }
+    };
+    let seconds = began.elapsed().as_secs_f64();
+    let mut tests: Vec<TestResult> = warnings.into_iter().collect();
+    for test in [vs_perfect(&games), vs_random(&games, plan), legal(&games)] {
+        let test = TestResult { wall: seconds, ..test };
+        (stage.tell)(&test);
+        tests.push(test);
+    }
+    Ok(stage.graded(tests))
 }
 
-/// The games of a bot's tests, numbered: `vs-perfect`'s from each opening
-/// as each side, then `vs-random`'s, alternating sides.
-fn fixtures(play: &PlayPlan) -> Vec<Fixture> {
-    let mut openings = vec![Vec::new()];
-    if play.geometry.cells() <= EVERY_OPENING_SQUARES {
+/// Every game of the bot's tests, played by the arena: `vs-perfect`'s
+/// from each opening as each side, then `vs-random`'s, alternating sides,
+/// numbered on from `vs-perfect`'s; each recorded in the submission's area.
+fn games(stage: &Stage<'_>, plan: &PlayPlan) -> Result<Vec<Game>, EventError> {
+    let built = stage.built;
+    let bot = Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup);
+    let entrants: Vec<Box<dyn Entrant>> = vec![
+        Box::new(bot),
+        Box::new(EngineEntrant::new(EngineKind::Perfect)),
+        Box::new(EngineEntrant::new(EngineKind::Random)),
+    ];
+    let mut openings = Vec::new();
+    if plan.geometry.cells() <= EVERY_OPENING_SQUARES {
         openings.extend(
-            (0..play.geometry.cells())
+            (0..plan.geometry.cells())
                 .map(|i| vec![Move { player: PlayerId::new(0), square: Square::from_index(i) }]),
         );
     }
-    let mut fixtures = Vec::new();
-    for opening in openings {
-        for seat in [0, 1] {
-            fixtures.push(Fixture { test: "vs-perfect", number: 0, seat, opening: opening.clone() });
+    let mut perfect = Vec::new();
+    for opening in std::iter::once(None).chain((0..openings.len()).map(Some)) {
+        for seats in [vec![BOT, 1], vec![1, BOT]] {
+            perfect.push(Fixture { number: perfect.len() as u64 + 1, seats, opening });
         }
     }
-    for game in 0..play.games {
-        fixtures.push(Fixture {
-            test: "vs-random",
-            number: 0,
-            seat: usize::from(game % 2 == 1),
-            opening: Vec::new(),
-        });
+    let first = perfect.len() as u64 + 1;
+    let random = (0..plan.games)
+        .map(|game| Fixture {
+            number: first + game,
+            seats: if game % 2 == 0 { vec![BOT, 2] } else { vec![2, BOT] },
+            opening: None,
+        })
+        .collect();
+    let mut games = Vec::new();
+    for (test, fixtures) in [("vs-perfect", perfect), ("vs-random", random)] {
+        let event = Event {
+            kind: test,
+            geometry: plan.geometry,
+            marks: vec![Mark::X, Mark::O],
+            seed: plan.seed,
+            move_time: plan.move_time,
+            entrants: &entrants,
+            fixtures,
+            openings: openings.clone(),
+            stop: Some(stage.sandbox.stopper()),
+        };
+        let dir = stage.area().join("games").join(test);
+        for result in event.run(Some(&dir), stage.jobs, &mut |_| ())? {
+            let fixture = event.fixtures.iter().find(|f| f.number == result.number);
+            let path = dir.join(result.record.as_deref().unwrap_or(Path::new("")));
+            let text = std::fs::read_to_string(&path)
+                .map_err(|source| EventError::Read { path: path.clone(), source })?;
+            let moves = match fixture.map(|f| record::read(&text, &event.heading(f), event.opening(f))) {
+                Some(Ok(recorded)) => move_lines(&event, &result, &recorded),
+                _ => Vec::new(),
+            };
+            games.push(Game { test, result, record: text, moves });
+        }
     }
-    for (number, fixture) in (1..).zip(&mut fixtures) {
-        fixture.number = number;
+    Ok(games)
+}
+
+/// The move lines of a game as its record holds them: each valid move,
+/// then the illegal square that forfeited.
+fn move_lines(event: &Event<'_>, result: &GameResult, recorded: &Recorded) -> Vec<String> {
+    let marks = &event.marks;
+    let mut text = String::new();
+    for mv in &recorded.moves {
+        movefile::move_line(&mut text, &marks[mv.player.index()], &mv.square.number());
     }
-    fixtures
+    if let (Some(square), Ending::Forfeit { seat, .. }) = (&recorded.refused, &result.ending) {
+        movefile::move_line(&mut text, &marks[*seat], square);
+    }
+    text.lines().map(str::to_owned).collect()
 }
 
 /// A test's result: passed or not, with `detail`, and for a failure the
 /// game that shows it.
-fn result(
-    test: &str,
-    verdict: Verdict,
-    detail: String,
-    shown: Option<(&Game<'_>, &'static str)>,
-) -> TestResult {
+fn result(test: &str, verdict: Verdict, detail: String, shown: Option<(&Game, &'static str)>) -> TestResult {
     let mut result = TestResult::not_run(test, verdict, detail);
     result.score = if verdict == Verdict::Pass { 1.0 } else { 0.0 };
     if let Some((game, what)) = shown {
-        let seat = game.fixture.seat;
-        result.stderr = game.played.finished.get(seat).map(|f| f.stderr.clone()).unwrap_or_default();
-        let moves = game.record.lines().skip(3).map(str::to_owned).collect();
+        let seat = game.seat();
+        result.stderr =
+            game.result.stderr.as_ref().and_then(|all| all.get(seat)).cloned().unwrap_or_default();
+        let moves = game.moves.clone();
         result.smallest_failing_input = Some(Smallest {
             input: text::said(&game.record, super::SHOWN_BYTES).into_owned(),
             evidence: Evidence::Game { what, moves },
@@ -231,16 +215,13 @@ fn result(
 }
 
 /// The shortest of `games` (fewest moves; the first of those).
-fn shortest<'a, 'g>(games: impl Iterator<Item = &'a Game<'g>>) -> Option<&'a Game<'g>>
-where
-    'g: 'a,
-{
-    games.min_by_key(|g| (g.played.moves.len(), g.fixture.number))
+fn shortest<'a>(games: impl Iterator<Item = &'a Game>) -> Option<&'a Game> {
+    games.min_by_key(|g| (g.result.moves, g.result.number))
 }
 
-fn vs_perfect(games: &[Game<'_>]) -> TestResult {
-    let ours: Vec<&Game<'_>> = games.iter().filter(|g| g.fixture.test == "vs-perfect").collect();
-    let lost: Vec<&Game<'_>> = ours.iter().copied().filter(|g| g.score() == Score::Loss).collect();
+fn vs_perfect(games: &[Game]) -> TestResult {
+    let ours: Vec<&Game> = games.iter().filter(|g| g.test == "vs-perfect").collect();
+    let lost: Vec<&Game> = ours.iter().copied().filter(|g| g.score() == Score::Loss).collect();
     let played = ours.len();
     match shortest(lost.iter().copied()) {
         None => {
@@ -259,8 +240,8 @@ fn vs_perfect(games: &[Game<'_>]) -> TestResult {
     }
 }
 
-fn vs_random(games: &[Game<'_>], play: &PlayPlan) -> TestResult {
-    let ours: Vec<&Game<'_>> = games.iter().filter(|g| g.fixture.test == "vs-random").collect();
+fn vs_random(games: &[Game], play: &PlayPlan) -> TestResult {
+    let ours: Vec<&Game> = games.iter().filter(|g| g.test == "vs-random").collect();
     let won = ours.iter().filter(|g| g.score() == Score::Win).count();
     let said = format!("it won {won} of {} games against random (it needs {})", ours.len(), play.min_wins);
     if won as u64 >= play.min_wins {
@@ -274,8 +255,8 @@ fn vs_random(games: &[Game<'_>], play: &PlayPlan) -> TestResult {
     result(PLAY_TESTS[1], Verdict::Wrong, detail, game.map(|g| (g, "the shortest game it did not win")))
 }
 
-fn legal(games: &[Game<'_>]) -> TestResult {
-    let forfeited: Vec<&Game<'_>> = games.iter().filter(|g| g.forfeit().is_some()).collect();
+fn legal(games: &[Game]) -> TestResult {
+    let forfeited: Vec<&Game> = games.iter().filter(|g| g.forfeit().is_some()).collect();
     let Some(game) = shortest(forfeited.iter().copied()) else {
         let detail = format!("it forfeited none of its {} games", games.len());
         return result(PLAY_TESTS[2], Verdict::Pass, detail, None);
@@ -297,7 +278,7 @@ fn legal(games: &[Game<'_>]) -> TestResult {
 }
 
 /// A game's record's title, without the event's part: how it ended.
-fn title(game: &Game<'_>) -> String {
+fn title(game: &Game) -> String {
     let marks = [Mark::X, Mark::O];
-    format!("{}: {}", game.name(), crate::arena::record::result(&game.played.ending, &marks))
+    format!("{}: {}", game.name(), record::result(&game.result.ending, &marks))
 }

@@ -5,11 +5,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
-
-use super::shrink::Smallest;
 use crate::check::{Difference, Unmatched};
 use crate::play::judge::Choice;
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
@@ -29,10 +28,7 @@ pub const STDERR_BYTES: usize = 4 << 10;
 /// end in `.txt` or `.stdin`.
 pub const WARNINGS_TEST: &str = "build-warnings";
 
-/// The grading was stopped (Ctrl-C, SIGTERM, [`super::Grader::stopper`]):
-/// the one way every stage says so, carried out by `?`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stopped;
+pub use crate::outcome::Stopped;
 
 /// The verdict on one test. When several apply, the earliest here wins
 /// (after `BuildFailed`, which leaves nothing to run).
@@ -288,5 +284,146 @@ fn mean_score(tests: &[TestResult]) -> f64 {
         0.0
     } else {
         100.0 * tests.iter().map(|t| t.score).sum::<f64>() / tests.len() as f64
+    }
+}
+
+/// The smallest input found on which the program fails as it failed the
+/// test, with the expected answer and the program's on it: a shrunk game or
+/// script, or a function's smallest failing call ([`Evidence`] says which).
+///
+/// Written into `results.json` as `smallest_failing_input` (FORMAT.md):
+/// `input`, `lines`, `original_lines` (each kind's two counts, see
+/// [`Smallest::counts`]), `verdict`, `detail`, `expected`, `actual`,
+/// `first_difference`, `stderr`, `runs`, `seconds`, `complete`, in that
+/// order.
+#[derive(Clone, Debug)]
+pub struct Smallest {
+    /// The input: the test's header and the lines kept (cut at
+    /// [`SHOWN_BYTES`]), or the call as the student would write it.
+    pub input: String,
+    /// What is particular to a shrunk game and to a call.
+    pub evidence: Evidence,
+    /// The verdict on it: the test's.
+    pub verdict: Verdict,
+    /// What happened on it, as the test's `detail` says.
+    pub detail: String,
+    /// The expected answer on it (cut at [`SHOWN_BYTES`]).
+    pub expected: String,
+    /// The program's answer on it (cut at [`SHOWN_BYTES`]).
+    pub actual: String,
+    /// The first difference between the two, if they were compared.
+    pub first_difference: Option<Difference>,
+    /// The end of the program's standard error on it.
+    pub stderr: String,
+    /// Runs of the program the shrinking took, the confirming run included
+    /// (for a call: rounds of the search for a smaller one).
+    pub runs: usize,
+    /// Wall-clock seconds the shrinking took (for a call: the submission's
+    /// grading).
+    pub seconds: f64,
+    /// Whether the search ended by itself (no deletion of one chunk or
+    /// pair, and no smaller square, still fails; nothing one step smaller
+    /// still fails) rather than at the budget.
+    pub complete: bool,
+    /// The lines of each answer the comparison left unmatched.
+    pub unmatched: Unmatched,
+}
+
+/// What a [`Smallest`] input is, with what is particular to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// A move file or a console's typed script, shrunk by deleting and
+    /// simplifying its lines.
+    Transcript {
+        /// How many lines it has (the header not counted).
+        lines: usize,
+        /// How many the test has.
+        original_lines: usize,
+        /// What its lines are: `move lines`, or a console's `lines`.
+        unit: &'static str,
+        /// The lines kept, without their line ends (for one-line messages).
+        moves: Vec<String>,
+    },
+    /// A game a bot played (`grade --play`), as its record: a move file
+    /// `ttt-referee` replays.
+    Game {
+        /// Which game it is, as reports name it: `the shortest game it
+        /// lost`, say.
+        what: &'static str,
+        /// Its move lines, without their line ends.
+        moves: Vec<String>,
+    },
+    /// One call of a function (`grade --api`), the smallest found that
+    /// fails.
+    Call {
+        /// How many of the function's cases failed.
+        failed: usize,
+        /// How many of its cases were tried.
+        tried: usize,
+    },
+}
+
+impl Smallest {
+    /// How reports name it: `the smallest game that still fails (3 of the
+    /// test's 9 move lines)`, or `the smallest failing call (12 of 500 cases
+    /// failed)`.
+    #[must_use]
+    pub fn heading(&self) -> String {
+        match &self.evidence {
+            Evidence::Transcript { lines, original_lines, unit, .. } => {
+                format!("the smallest game that still fails ({lines} of the test's {original_lines} {unit})")
+            }
+            Evidence::Game { what, moves } => {
+                format!("{what} ({} moves), a move file to replay with ttt-referee", moves.len())
+            }
+            Evidence::Call { failed, tried } => {
+                format!("the smallest failing call ({failed} of {tried} cases failed)")
+            }
+        }
+    }
+
+    /// Its two counts, as `results.json` writes them (`lines`,
+    /// `original_lines`): a transcript's lines and the test's, or a
+    /// function's cases failed and tried.
+    #[must_use]
+    pub fn counts(&self) -> (usize, usize) {
+        match self.evidence {
+            Evidence::Transcript { lines, original_lines, .. } => (lines, original_lines),
+            Evidence::Game { ref moves, .. } => (moves.len(), moves.len()),
+            Evidence::Call { failed, tried } => (failed, tried),
+        }
+    }
+
+    /// It on one line, for a one-line message: each move's fields joined
+    /// by a space, the moves by ` / `; a call's words by a space.
+    #[must_use]
+    pub fn in_one_line(&self) -> String {
+        let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        match &self.evidence {
+            Evidence::Transcript { moves, .. } | Evidence::Game { moves, .. } => {
+                moves.iter().map(|m| words(m)).collect::<Vec<_>>().join(" / ")
+            }
+            Evidence::Call { .. } => words(&self.input),
+        }
+    }
+}
+
+impl Serialize for Smallest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (lines, original_lines) = self.counts();
+        let mut out = serializer.serialize_struct("Smallest", 12)?;
+        out.serialize_field("input", &self.input)?;
+        out.serialize_field("lines", &lines)?;
+        out.serialize_field("original_lines", &original_lines)?;
+        out.serialize_field("verdict", &self.verdict)?;
+        out.serialize_field("detail", &self.detail)?;
+        out.serialize_field("expected", &self.expected)?;
+        out.serialize_field("actual", &self.actual)?;
+        out.serialize_field("first_difference", &self.first_difference)?;
+        out.serialize_field("stderr", &self.stderr)?;
+        out.serialize_field("runs", &self.runs)?;
+        out.serialize_field("seconds", &self.seconds)?;
+        out.serialize_field("complete", &self.complete)?;
+        out.end()
     }
 }

@@ -5,7 +5,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::plan::Io;
+use super::io::Io;
 use crate::board::Geometry;
 use crate::corpus::{self, GenOptions, Guarantees};
 use crate::movefile::ParseError;

@@ -3,12 +3,11 @@
 //! then the output limit, then a crash, then no answer, then the
 //! comparison), the score, and what the reports say of how it ended.
 
-use std::fmt::Write as _;
-use std::time::Duration;
-
-use super::{Io, Plan, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict};
+use super::{
+    Io, Plan, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Test, TestResult, Verdict, WARNINGS_TEST,
+};
 use crate::check::{Comparison, compare};
-use crate::outcome::{Ending, Limits, Outcome, Run};
+use crate::outcome::{End, Ending, Limits, Outcome, Run, describe_ending, megabytes, signal_name};
 use crate::play::judge::{self, Departure, DepartureKind};
 use crate::play::{Profile, Side};
 use crate::text;
@@ -86,26 +85,25 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
 }
 
 /// How a run that did not end well ended, in the order of [`Verdict`]: the
-/// time limit, then the output limit, then a crash; `None` for a run that
-/// exited with status 0 within its limits.
+/// time limit, then the output limit, then a crash ([`End`] decides);
+/// `None` for a run that exited with status 0 within its limits.
 fn ended_badly(run: &Run, limits: &Limits) -> Option<(Verdict, String)> {
     let outcome = &run.outcome;
-    let signal = match outcome.ending {
-        Ending::Signalled(s) => Some(s),
-        _ => None,
-    };
-    Some(if outcome.ending == Ending::TimedOut || out_of_cpu(outcome, limits) {
-        (Verdict::TimeLimit, describe_ending(outcome, limits))
-    } else if outcome.disk_full || signal == Some(nix::libc::SIGXFSZ) || outcome.written > limits.output {
-        (Verdict::OutputLimit, format!("it wrote more than {} MB", limits.output >> 20))
-    } else if signal.is_some() || outcome.ending != Ending::Exited(0) {
-        let mut detail = describe_ending(outcome, limits);
-        if ran_out_of_memory(outcome, &run.stderr, limits) {
-            let _ = write!(detail, " (memory: it reached the {} MB limit)", limits.memory >> 20);
+    Some(match End::of(run, limits) {
+        End::TimeLimit | End::CpuLimit(_) => (Verdict::TimeLimit, describe_ending(outcome, limits)),
+        End::OutputLimit => {
+            (Verdict::OutputLimit, format!("it wrote more than {}", megabytes(limits.output)))
         }
-        (Verdict::Crashed, detail)
-    } else {
-        return None;
+        End::OutOfMemory => (
+            Verdict::Crashed,
+            format!(
+                "{} (memory: it reached the {} limit)",
+                describe_ending(outcome, limits),
+                megabytes(limits.memory)
+            ),
+        ),
+        End::Killed(_) | End::Exited(_) => (Verdict::Crashed, describe_ending(outcome, limits)),
+        End::Clean => return None,
     })
 }
 
@@ -187,49 +185,30 @@ pub(super) fn tail(stderr: &[u8]) -> String {
     text::tail(stderr, STDERR_LINES, STDERR_BYTES)
 }
 
-/// Killed at the CPU limit: `SIGXCPU` at the soft limit, `SIGKILL` at the
-/// hard one.
-pub(super) fn out_of_cpu(outcome: &Outcome, limits: &Limits) -> bool {
-    match outcome.ending {
-        Ending::Signalled(s) => {
-            s == nix::libc::SIGXCPU || (s == nix::libc::SIGKILL && outcome.cpu >= limits.cpu)
+/// What marks a line of a build's output as a warning: gcc, g++, clang and
+/// javac all print it (javac's `Note:` lines are not warnings).
+const WARNING_MARK: &str = "warning:";
+
+/// The [`WARNINGS_TEST`] of a build that succeeded with `log` (`None`: the
+/// submission needs no build): `pass` when no line of the log is a warning,
+/// else `wrong`, its detail counting them and its `actual` holding them (the
+/// log is already cut as build logs are, so they are too).
+pub(super) fn warnings_test(log: Option<&str>) -> TestResult {
+    let warnings: Vec<&str> =
+        log.unwrap_or_default().lines().filter(|line| line.contains(WARNING_MARK)).collect();
+    match warnings.len() {
+        0 => {
+            let detail =
+                if log.is_some() { "the build printed no warning" } else { "no build, so no warning" };
+            TestResult { score: 1.0, ..TestResult::not_run(WARNINGS_TEST, Verdict::Pass, detail.to_owned()) }
         }
-        _ => false,
-    }
-}
-
-/// A crash that the memory limit most likely caused: the program grew to
-/// most of the limit, or said it had no memory left.
-fn ran_out_of_memory(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> bool {
-    let said = String::from_utf8_lossy(stderr);
-    outcome.out_of_memory
-        || outcome.max_rss >= limits.memory / 10 * 8
-        || ["bad_alloc", "Cannot allocate memory", "out of memory", "MemoryError", "OutOfMemoryError"]
-            .iter()
-            .any(|s| said.contains(s))
-}
-
-/// How a run ended, in words.
-pub(super) fn describe_ending(outcome: &Outcome, limits: &Limits) -> String {
-    match outcome.ending {
-        Ending::TimedOut => format!("was stopped at the time limit ({} s)", secs(limits.wall)),
-        Ending::Signalled(s) if out_of_cpu(outcome, limits) => {
-            format!("used its CPU time ({} s) and was killed by {}", secs(limits.cpu), signal_name(s))
+        n => {
+            let detail = format!("{} compiler warning{}", text::thousands(n), if n == 1 { "" } else { "s" });
+            let mut actual = warnings.join("\n");
+            actual.push('\n');
+            TestResult { actual, ..TestResult::not_run(WARNINGS_TEST, Verdict::Wrong, detail) }
         }
-        Ending::Signalled(s) => format!("was killed by {}", signal_name(s)),
-        Ending::Exited(code) => format!("exited with status {code}"),
     }
-}
-
-fn secs(d: Duration) -> String {
-    format!("{}", d.as_secs_f64())
-}
-
-/// `SIGSEGV` for 11, and so on.
-#[must_use]
-pub fn signal_name(signal: i32) -> String {
-    nix::sys::signal::Signal::try_from(signal)
-        .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned())
 }
 
 #[cfg(test)]
@@ -241,6 +220,7 @@ mod tests {
     use crate::referee;
     use crate::sandbox::copy;
     use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
+    use std::time::Duration;
 
     const EXPECTED: &str = "Programmer: A\nP\n\nMove 1: X 5\n- - -\n- X -\n- - -\n\nWinner: None\n";
 
@@ -444,5 +424,37 @@ mod tests {
         assert!(result.stderr.starts_with("…\n") && result.stderr.lines().count() == STDERR_LINES + 1);
         ran.outcome.ending = Ending::Exited(0);
         assert_eq!(judge_with(&files(), false, &ran).stderr, "");
+    }
+
+    #[test]
+    fn a_build_that_warns_fails_the_warnings_test_with_its_warnings() {
+        let log = "main.cpp: In function 'int main()':\n\
+                   main.cpp:4:9: warning: unused variable 'x' [-Wunused-variable]\n\
+                   \x20   4 |     int x;\n\
+                   board.cpp:9:23: warning: comparison of integer expressions of different signedness\n\
+                   Note: Main.java uses unchecked or unsafe operations.\n";
+        let test = warnings_test(Some(log));
+        assert_eq!((test.test.as_str(), test.verdict, test.score), (WARNINGS_TEST, Verdict::Wrong, 0.0));
+        assert_eq!(test.detail, "2 compiler warnings");
+        assert_eq!(
+            test.actual,
+            "main.cpp:4:9: warning: unused variable 'x' [-Wunused-variable]\n\
+             board.cpp:9:23: warning: comparison of integer expressions of different signedness\n"
+        );
+        assert_eq!(warnings_test(Some("a.c:1:1: warning: x\n")).detail, "1 compiler warning");
+    }
+
+    #[test]
+    fn a_quiet_build_or_none_passes_the_warnings_test() {
+        let quiet = warnings_test(Some("Note: Main.java uses unchecked or unsafe operations.\n"));
+        assert_eq!(
+            (quiet.verdict, quiet.score, quiet.detail.as_str()),
+            (Verdict::Pass, 1.0, "the build printed no warning")
+        );
+        let none = warnings_test(None);
+        assert_eq!(
+            (none.verdict, none.score, none.detail.as_str()),
+            (Verdict::Pass, 1.0, "no build, so no warning")
+        );
     }
 }

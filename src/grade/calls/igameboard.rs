@@ -22,9 +22,9 @@ use super::{
     Assignment, Call, CaseOptions, GRADER_DIR, Harness, Outcome, SUBMISSION_DIR, Times, common, cut, quoted,
 };
 use crate::board::{Board, Direction, Geometry, Square, Storage};
-use crate::grade::language;
 use crate::player::{Mark, Player, Players};
 use crate::render::{Renderer, Style};
+use crate::workshop::language;
 
 /// The two implementations, graded through the interface.
 pub const CLASSES: [&str; 2] = ["GameBoard", "GameBoardMem"];

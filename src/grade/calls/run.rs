@@ -1,135 +1,172 @@
 //! The grader's side of grading an assignment's functions call by call
-//! (`grade --api`): the harness placed beside the submission's copy, built,
-//! and run in the sandbox on the cases, which [`super::judge`] judges.
+//! (`grade --api`): the submission copied beside the harness, the harness
+//! built by the workshop, and run in the sandbox on the cases, which
+//! [`super::judge`] judges.
 
 use std::fs;
 use std::path::Path;
 
 use super::{GRADER_DIR, Harness, Ran, SUBMISSION_DIR, Settings, Stop, Times};
-use crate::grade::build::Build;
-use crate::grade::grader::{Grader, Tell};
-use crate::grade::intake::{Failed, Halt, Step};
-use crate::grade::plan::{CallsPlan, harness_limits};
-use crate::grade::result::SubmissionResult;
-use crate::grade::verdict::{describe_ending, out_of_cpu, tail};
-use crate::sandbox::{Collect, Ending, Job, SandboxError};
+use crate::grade::plan::{CallsPlan, Plan, harness_limits};
+use crate::grade::result::{Stopped, SubmissionResult};
+use crate::grade::stage::{Stage, Tell, not_run};
+use crate::grade::verdict::tail;
+use crate::outcome::{End, describe_ending};
+use crate::sandbox::{Collect, Job, SandboxError};
+use crate::workshop::build::Build;
+use crate::workshop::intake::{Step, Steps};
+use crate::workshop::{Built, Failure, NotBuilt, Workshop, argv, submission_name};
 
-impl Grader {
-    /// Writes `harness`'s files into the grader's own directory `ours` (in
-    /// `area`), as [`Step::PlaceHarness`].
-    pub(in crate::grade) fn place_harness(
-        &self,
-        name: &str,
-        harness: &Harness,
-        ours: &Path,
-        area: &Path,
-    ) -> Result<(), Failed> {
-        for (file, text) in &harness.files {
-            let path = ours.join(file);
-            let place = || {
-                self.check(Step::PlaceHarness, name)?;
-                if let Some(parent) = path.parent() {
-                    fs::create_dir_all(parent)?;
-                }
-                fs::write(&path, text)
-            };
-            place().map_err(|e| Failed::step(Step::PlaceHarness, &path, area, &e))?;
-        }
-        Ok(())
-    }
+/// Grades the functions of `submission` one by one, through the
+/// assignment's harness, in `area`: the copy is `area/api/submission`,
+/// beside the grader's `area/api/ttt` where the harness goes; `jobs` runs
+/// of the harness at once at most.
+///
+/// # Errors
+/// [`Stopped`]: the grading was stopped.
+pub(in crate::grade) fn grade(
+    workshop: &Workshop,
+    plan: &Plan,
+    api: CallsPlan,
+    submission: &Path,
+    area: &Path,
+    tell: &Tell<'_>,
+) -> Result<SubmissionResult, Stopped> {
+    let name = submission_name(submission);
+    let steps = workshop.steps(&name, area);
+    let built = match harnessed(workshop, plan, api, submission, &steps) {
+        Ok(built) => built,
+        Err(NotBuilt::Stopped) => return Err(Stopped),
+        Err(NotBuilt::Failed(failure)) => return Ok(not_run(plan, &name, &failure, tell)),
+    };
+    // Submissions are graded in parallel too: more than a few harnesses
+    // each would start more than they save.
+    let stage =
+        Stage { plan, sandbox: workshop.sandbox(), area, built: &built, tell, jobs: plan.jobs.min(4) };
+    calls(&stage, api)
+}
 
-    /// Grades the functions of the submission copied to `source` (in
-    /// `area`) one by one, through the assignment's harness. The copy is
-    /// moved to `area/api/submission`, beside the grader's `area/api/ttt`
-    /// where the harness goes.
-    pub(in crate::grade) fn grade_calls(
-        &self,
-        name: &str,
-        source: &Path,
-        area: &Path,
-        api: CallsPlan,
-        progress: &Tell<'_>,
-    ) -> Result<SubmissionResult, Halt> {
-        let plan = &self.plan;
-        let name = name.to_owned();
-        let call_limit = plan.limits.wall;
-        let limits = harness_limits(&plan.limits);
-        let times = Times { call: call_limit, budget: limits.wall / 2 };
-        // The build and the runs start in `tree`, which holds the submission's
-        // copy and, beside it, the grader's own directory with the harness:
-        // no name in the submission is where a file of the harness's goes.
-        let tree = area.join("api");
-        let submission = tree.join(SUBMISSION_DIR);
-        let ours = tree.join(GRADER_DIR);
-        self.check(Step::PlaceHarness, &name)
-            .and_then(|()| fs::create_dir(&tree))
-            .and_then(|()| fs::rename(source, &submission))
-            .map_err(|e| Failed::step(Step::PlaceHarness, &submission, area, &e))?;
-        let assignment = api.api.assignment();
-        let harness = match assignment.harness(&submission, plan.limits.memory, times) {
-            Ok(harness) => harness,
-            Err(why) => {
-                return Ok(self.not_run(name, "unknown".to_owned(), why.clone(), &why, progress));
+/// The submission copied beside the assignment's harness, both built:
+/// ready to take calls.
+fn harnessed(
+    workshop: &Workshop,
+    plan: &Plan,
+    api: CallsPlan,
+    submission: &Path,
+    steps: &Steps<'_>,
+) -> Result<Built, NotBuilt> {
+    let limits = harness_limits(&plan.limits);
+    let times = Times { call: plan.limits.wall, budget: limits.wall / 2 };
+    let source = workshop.copy_in(submission, steps)?;
+    // The build and the runs start in `tree`, which holds the submission's
+    // copy and, beside it, the grader's own directory with the harness: no
+    // name in the submission is where a file of the harness's goes.
+    let tree = steps.area.join("api");
+    let copy = tree.join(SUBMISSION_DIR);
+    steps.take(Step::PlaceHarness, &copy, || {
+        fs::create_dir(&tree).and_then(|()| fs::rename(&source, &copy))
+    })?;
+    let harness = api.api.assignment().harness(&copy, plan.limits.memory, times).map_err(early)?;
+    place_harness(steps, &harness, &tree.join(GRADER_DIR))?;
+    steps.hand_over(workshop.sandbox(), steps.area)?;
+    let language = harness.language.clone();
+    let mut start = tree;
+    let mut build_log = None;
+    if let Some(command) = &harness.build {
+        match workshop.build(steps, start.clone(), command)? {
+            Build::Failed { log } => {
+                return Err(NotBuilt::Failed(Failure {
+                    language,
+                    log,
+                    detail: "it does not compile".to_owned(),
+                    provided: None,
+                }));
             }
-        };
-        self.place_harness(&name, &harness, &ours, area)?;
-        self.hand_over(&name, area, area)?;
-        let language = harness.language.clone();
-        let mut start = tree;
-        let mut build_log = None;
-        if let Some(command) = &harness.build {
-            match self.build(area, start.clone(), command)? {
-                Build::Failed { log } => {
-                    return Ok(self.not_run(name, language, log, "it does not compile", progress));
-                }
-                Build::Built { dir: built, log } => {
-                    start = built;
-                    build_log = Some(log);
-                    self.hand_over(&name, &start, area)?;
-                }
+            Build::Built { dir, log } => {
+                start = dir;
+                build_log = Some(log);
             }
         }
-        let argv = shell_words::split(&harness.run).unwrap_or_default();
-        let run = |input: &[u8]| -> Option<Ran> {
-            let job = Job {
-                argv: argv.clone(),
-                start: Some(start.clone()),
-                files: Vec::new(),
-                stdin: Some(input.to_vec()),
-                collect: Collect::Nothing,
-                limits,
-                env: harness.env.clone(),
-            };
-            Some(match self.sandbox.run(&job) {
-                Ok(run) => Ran {
-                    out_of_time: run.outcome.ending == Ending::TimedOut || out_of_cpu(&run.outcome, &limits),
-                    ending: describe_ending(&run.outcome, &limits),
-                    stderr: tail(&run.stderr),
-                    stdout: run.stdout,
-                },
-                Err(SandboxError::Interrupted) => return None,
-                Err(e) => Ran { ending: format!("the sandbox could not run it: {e}"), ..Ran::default() },
-            })
-        };
-        let settings = Settings {
-            call_limit,
-            partial: plan.partial,
-            shrink: plan.shrink,
-            // Submissions are graded in parallel too: more than a few
-            // harnesses each would start more than they save.
-            parallel: plan.jobs.min(4),
-        };
-        let tests = match assignment.grade(api.cases, &settings, &run) {
-            Ok(tests) => tests,
-            Err(Stop::Interrupted) => return Err(Halt::Stopped),
-            Err(Stop::NotLoaded(why)) => {
-                let detail = assignment.not_loaded(&why);
-                let mut log = build_log.unwrap_or_default();
-                log.push_str(&why);
-                return Ok(self.not_run(name, language, log, &detail, progress));
-            }
-        };
-        tests.iter().for_each(progress);
-        Ok(SubmissionResult::graded(name, language, build_log, tests))
     }
+    let argv = argv(&harness.run).map_err(|e| early(format!("the harness's command: {e}")))?;
+    Ok(Built {
+        name: steps.name.to_owned(),
+        language,
+        start,
+        argv,
+        env: harness.env,
+        build_log,
+        provided: None,
+    })
+}
+
+/// Why the submission cannot be graded at all, before its language is
+/// known.
+fn early(why: String) -> NotBuilt {
+    NotBuilt::Failed(Failure {
+        language: "unknown".to_owned(),
+        log: why.clone(),
+        detail: why,
+        provided: None,
+    })
+}
+
+/// Writes `harness`'s files into the grader's own directory `ours`, as
+/// [`Step::PlaceHarness`].
+fn place_harness(steps: &Steps<'_>, harness: &Harness, ours: &Path) -> Result<(), NotBuilt> {
+    for (file, text) in &harness.files {
+        let path = ours.join(file);
+        steps.take(Step::PlaceHarness, &path, || {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            fs::write(&path, text)
+        })?;
+    }
+    Ok(())
+}
+
+/// The functions of the harnessed submission `stage` holds, graded call by
+/// call.
+fn calls(stage: &Stage<'_>, api: CallsPlan) -> Result<SubmissionResult, Stopped> {
+    let plan = stage.plan;
+    let built = stage.built;
+    let call_limit = plan.limits.wall;
+    let limits = harness_limits(&plan.limits);
+    let assignment = api.api.assignment();
+    let run = |input: &[u8]| -> Option<Ran> {
+        let job = Job {
+            argv: built.argv.clone(),
+            start: Some(built.start.clone()),
+            files: Vec::new(),
+            stdin: Some(input.to_vec()),
+            collect: Collect::Nothing,
+            limits,
+            env: built.env.clone(),
+        };
+        Some(match stage.sandbox.run(&job) {
+            Ok(run) => Ran {
+                out_of_time: End::of(&run, &limits).out_of_time(),
+                ending: describe_ending(&run.outcome, &limits),
+                stderr: tail(&run.stderr),
+                stdout: run.stdout,
+            },
+            Err(SandboxError::Interrupted) => return None,
+            Err(e) => Ran { ending: format!("the sandbox could not run it: {e}"), ..Ran::default() },
+        })
+    };
+    let settings = Settings { call_limit, partial: plan.partial, shrink: plan.shrink, parallel: stage.jobs };
+    let tests = match assignment.grade(api.cases, &settings, &run) {
+        Ok(tests) => tests,
+        Err(Stop::Interrupted) => return Err(Stopped),
+        Err(Stop::NotLoaded(why)) => {
+            let detail = assignment.not_loaded(&why);
+            let mut log = built.build_log.clone().unwrap_or_default();
+            log.push_str(&why);
+            let failure = Failure { language: built.language.clone(), log, detail, provided: None };
+            return Ok(not_run(plan, &built.name, &failure, stage.tell));
+        }
+    };
+    tests.iter().for_each(stage.tell);
+    Ok(stage.graded(tests))
 }

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use super::judge::{Runner, Stop, answer_all};
+use super::answer::{Runner, Stop, answer_all};
 use super::{Call, Outcome};
 use crate::grade::shrink::Budget;
 

@@ -18,9 +18,9 @@ use super::{
     does_not_load, quoted,
 };
 use crate::board::{Board, Direction, Geometry, Storage, parse_xy};
-use crate::grade::language;
 use crate::player::{Mark, Player, PlayerId, Players};
 use crate::render::{Renderer, Style};
+use crate::workshop::language;
 
 /// The functions graded, in the handout's order.
 pub const FUNCTIONS: [&str; 12] = [

@@ -314,7 +314,7 @@ fn block(text: &str, out: &mut impl Write) -> io::Result<()> {
 mod tests {
     use super::*;
     use crate::check::{Difference, Unmatched};
-    use crate::grade::shrink::{Evidence, Smallest};
+    use crate::grade::result::{Evidence, Smallest};
 
     /// A submission whose program wrote hostile text everywhere a student
     /// can: pipes, backticks (longer runs than a fence), HTML, a link, a

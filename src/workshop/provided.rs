@@ -18,8 +18,7 @@ use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::grader::Grader;
-use super::intake::{Failed, Step, remove_entry};
+use super::intake::{Failed, Step, Steps, remove_entry};
 use crate::sandbox::copy;
 
 /// The course's provided files, read from their directory; shared, so a
@@ -214,11 +213,11 @@ impl Provided {
 /// placed: the paths (relative, `/`-separated) it lacked, and those whose
 /// bytes differed (or where something else stood).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(in crate::grade) struct Placed {
+pub struct Placed {
     /// Provided files the copy did not have.
-    pub(in crate::grade) missing: Vec<String>,
+    pub missing: Vec<String>,
     /// Provided files the copy had with other bytes, or as a directory.
-    pub(in crate::grade) changed: Vec<String>,
+    pub changed: Vec<String>,
 }
 
 /// How a submission's copy of one provided file compared with it.
@@ -229,24 +228,14 @@ enum Found {
     Changed,
 }
 
-impl Grader {
-    /// Writes every provided file over the submission's copy at `source`
-    /// (in `area`), as [`Step::PlaceProvided`]: what the copy lacked or
-    /// changed. A file that cannot be written fails this submission alone.
-    pub(in crate::grade) fn place_provided(
-        &self,
-        name: &str,
-        provided: &Provided,
-        source: &Path,
-        area: &Path,
-    ) -> Result<Placed, Failed> {
+impl Provided {
+    /// Writes every provided file over the submission's copy at `source`,
+    /// each as [`Step::PlaceProvided`]: what the copy lacked or changed. A
+    /// file that cannot be written fails this submission alone.
+    pub(super) fn place_over(&self, steps: &Steps<'_>, source: &Path) -> Result<Placed, Failed> {
         let mut placed = Placed::default();
-        for file in &provided.0.files {
-            let target = source.join(&file.path);
-            let found = self
-                .check(Step::PlaceProvided, name)
-                .and_then(|()| place(file, source))
-                .map_err(|e| Failed::step(Step::PlaceProvided, &target, area, &e))?;
+        for file in &self.0.files {
+            let found = steps.take(Step::PlaceProvided, &source.join(&file.path), || place(file, source))?;
             match found {
                 Found::Same => {}
                 Found::Missing => placed.missing.push(shown(&file.path)),

@@ -276,7 +276,8 @@ impl fmt::Display for Commands {
 /// The JVM's flags under a memory limit of `memory` bytes: a heap of a
 /// quarter of it and small reserved areas, so that its whole address space
 /// fits under the limit even where only an address-space limit holds.
-pub(super) fn jvm_flags(memory: u64) -> String {
+#[must_use]
+pub fn jvm_flags(memory: u64) -> String {
     let heap = (memory >> 20) / 4;
     format!(
         "-Xmx{}m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=32m \
@@ -287,7 +288,7 @@ pub(super) fn jvm_flags(memory: u64) -> String {
 
 /// Every regular file under `root`, relative to it, sorted (the copy caps
 /// how many and how deep).
-pub(super) fn files(root: &Path) -> Vec<PathBuf> {
+pub fn files(root: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .follow_links(false)
         .into_iter()
@@ -302,7 +303,10 @@ pub(super) fn files(root: &Path) -> Vec<PathBuf> {
 /// The most of a source file read to find its entry point.
 const SOURCE_BYTES: u64 = 1 << 20;
 
-pub(super) fn read_source(source: &Path, file: &Path) -> String {
+/// The start of the source file `file` under `source` (at most 1 MB), as
+/// text: enough to find an entry point; empty if it cannot be read.
+#[must_use]
+pub fn read_source(source: &Path, file: &Path) -> String {
     use std::io::Read;
     let mut text = Vec::new();
     if let Ok(f) = fs::File::open(source.join(file)) {
@@ -334,7 +338,7 @@ fn python_main(source: &Path, found: &[&PathBuf]) -> Result<String, String> {
 }
 
 /// The package a Java source declares, if it declares one.
-pub(super) fn java_package(text: &str) -> Option<String> {
+pub fn java_package(text: &str) -> Option<String> {
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix("package "))
