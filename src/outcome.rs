@@ -220,12 +220,13 @@ pub fn megabytes(bytes: u64) -> String {
     format!("{} MB", bytes >> 20)
 }
 
+/// Runs made up for tests of what reads them: the verdicts', the bots'.
 #[cfg(test)]
-mod tests {
+pub(crate) mod made_up {
     use super::*;
-    use nix::libc::{SIGABRT, SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
 
-    const LIMITS: Limits = Limits {
+    /// A test's limits: 2 s, 512 MB, 16 MB written.
+    pub(crate) const LIMITS: Limits = Limits {
         wall: Duration::from_secs(2),
         cpu: Duration::from_secs(2),
         memory: 512 << 20,
@@ -234,7 +235,9 @@ mod tests {
         open_files: 256,
     };
 
-    fn run(ending: Ending) -> Run {
+    /// A small run that ended with `ending`: 10 ms, 1 MB, 100 bytes
+    /// written, no output, no answer.
+    pub(crate) fn run(ending: Ending) -> Run {
         Run {
             outcome: Outcome {
                 ending,
@@ -251,6 +254,13 @@ mod tests {
             gaps: Gaps::default(),
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::made_up::{LIMITS, run};
+    use super::*;
+    use nix::libc::{SIGABRT, SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
 
     /// Every way a run can end, with what else could apply, and the one
     /// class that wins.

@@ -216,34 +216,16 @@ fn why_closed(run: &Run, limits: &Limits) -> Forfeit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{Ending, Gaps, Outcome};
+    use crate::outcome::Ending;
+    use crate::outcome::made_up;
     use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU};
 
-    const LIMITS: Limits = Limits {
-        wall: Duration::from_secs(30),
-        cpu: Duration::from_secs(30),
-        memory: 512 << 20,
-        output: 16 << 20,
-        processes: 64,
-        open_files: 256,
-    };
+    /// A game's limits: 30 s.
+    const LIMITS: Limits =
+        Limits { wall: Duration::from_secs(30), cpu: Duration::from_secs(30), ..made_up::LIMITS };
 
     fn run(ending: Ending, change: &dyn Fn(&mut Run)) -> Run {
-        let mut run = Run {
-            outcome: Outcome {
-                ending,
-                wall: Duration::from_millis(10),
-                cpu: Duration::from_millis(5),
-                max_rss: 1 << 20,
-                written: 0,
-                disk_full: false,
-                out_of_memory: false,
-            },
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            answer: Err(String::new()),
-            gaps: Gaps::default(),
-        };
+        let mut run = made_up::run(ending);
         change(&mut run);
         run
     }

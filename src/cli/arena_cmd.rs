@@ -73,7 +73,7 @@ impl ArenaArgs {
     pub(super) fn geometry(&self) -> Result<Geometry, CliError> {
         let geometry = self.board.geometry()?;
         if geometry.cells() > MAX_SQUARES {
-            return Err(CliError::ArenaBoard { geometry });
+            return Err(CliError::ArenaBoard { geometry, max: MAX_SQUARES });
         }
         Ok(geometry)
     }

@@ -216,7 +216,6 @@ mod tests {
     use super::*;
     use crate::check::{CheckOptions, Header};
     use crate::grade::{Mode, Program, Programs, TEST_LIMITS, build_limits};
-    use crate::outcome::Gaps;
     use crate::referee;
     use crate::sandbox::copy;
     use nix::libc::{SIGKILL, SIGSEGV, SIGXCPU, SIGXFSZ};
@@ -266,19 +265,8 @@ mod tests {
     /// A run that ended with `ending`, and wrote `answer` as its file.
     fn run(ending: Ending, answer: Result<&str, &str>) -> Run {
         Run {
-            outcome: Outcome {
-                ending,
-                wall: Duration::from_millis(10),
-                cpu: Duration::from_millis(5),
-                max_rss: 1 << 20,
-                written: 100,
-                disk_full: false,
-                out_of_memory: false,
-            },
-            stdout: Vec::new(),
-            stderr: Vec::new(),
             answer: answer.map(|a| a.as_bytes().to_vec()).map_err(str::to_owned),
-            gaps: Gaps::default(),
+            ..crate::outcome::made_up::run(ending)
         }
     }
 

@@ -321,3 +321,36 @@ fn the_readmes_bots_are_the_ones_the_tests_run() {
         assert!(code.lines().count() < 20, "{file} has {} lines", code.lines().count());
     }
 }
+
+/// On a board other than 3×3 a record's header has a fourth line (the
+/// board): the shortest lost game shown to the student holds the game's
+/// moves and counts them, read back from the record as the arena wrote it
+/// (it once began with the header's blank line and counted one move too
+/// many).
+#[test]
+fn grade_play_shows_the_shortest_lost_game_on_any_board() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--board", "3x4", "--win", "3", "--games", "2", "--min-wins", "0"])
+        .args(["--move-time", "0.5", "--startup", "2", "--report"])
+        .arg(&report)
+        .arg(bot("first-c"))
+        .output()
+        .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let lost = &json["submissions"][0]["tests"][0];
+    assert_eq!(lost["verdict"], "wrong", "{}\n{lost}", text(&out.stderr));
+    let smallest = &lost["smallest_failing_input"];
+    let record = smallest["input"].as_str().unwrap();
+    assert!(record.lines().nth(2).unwrap().starts_with("Board: "), "{record}");
+    let moves: Vec<&str> = record.lines().skip_while(|line| !line.is_empty()).skip(1).collect();
+    assert!(
+        !moves.is_empty() && moves.iter().all(|m| m.starts_with("X\t") || m.starts_with("O\t")),
+        "{record}"
+    );
+    assert_eq!(smallest["lines"], moves.len(), "{smallest}");
+    let html = fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains(&format!("({} moves), a move file to replay", moves.len())), "{html}");
+}
