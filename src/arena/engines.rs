@@ -68,7 +68,10 @@ impl Entrant for EngineEntrant {
             .map_err(|e| Forfeit::new(ForfeitKind::Limit, e.to_string()))?;
         let seed = setup.seed.wrapping_add(seat as u64);
         // Half the move time: an engine answers well within it, as a bot must.
+        // `perfect` draws among equally good moves, so its games follow the
+        // event's seed: nobody knows them before the seed is drawn.
         let engine = Engine::new(self.kind, seed).time_limit(Some(setup.move_time / 2)).hash_mb(HASH_MB);
+        let engine = if self.kind == EngineKind::Perfect { engine.random_ties() } else { engine };
         Ok(Box::new(EngineSeat { engine }))
     }
 }

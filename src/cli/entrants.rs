@@ -51,9 +51,10 @@ fn bot(dir: &Path, bots: &Bots<'_>, workshop: &mut Option<Workshop>) -> Result<B
         Some(workshop) => workshop,
         None => workshop.insert((bots.workshop)()?),
     };
-    let name = crate::workshop::submission_name(dir);
+    let name = bot_name(dir);
     let why = match workshop.prepare_apart(dir, &Recipe::detected(Languages::builtin())) {
-        Ok(built) => {
+        Ok(mut built) => {
+            built.name.clone_from(&name);
             return Ok(Box::new(Bot::new(&built, Arc::clone(workshop.sandbox()), bots.limits, bots.startup)));
         }
         Err(NotBuilt::Stopped) => "interrupted".to_owned(),
@@ -61,6 +62,20 @@ fn bot(dir: &Path, bots: &Bots<'_>, workshop: &mut Option<Workshop>) -> Result<B
     };
     eprintln!("warning: {}: it cannot play: {}", crate::text::inert(&name), crate::text::said(&why, 2000));
     Ok(Box::new(Unbuilt::new(name, &why)))
+}
+
+/// A bot's name: its directory's, as `grade` names a submission; but a
+/// directory named like an engine (a student's `perfect`) is named by its
+/// path as given (`students/perfect`), so the two are told apart in every
+/// record and table and both play.
+fn bot_name(dir: &Path) -> String {
+    let name = crate::workshop::submission_name(dir);
+    if EngineKind::from_name(&name).is_none() {
+        return name;
+    }
+    let given = dir.to_string_lossy();
+    let given = given.trim_end_matches('/');
+    if given == name { format!("./{name}") } else { given.to_owned() }
 }
 
 /// Every participant of `args`, in order; a second engine of one kind is
@@ -104,6 +119,13 @@ mod tests {
         entrants(&args, &bots, &mut None)
             .map(|list| list.iter().map(|e| e.name().to_owned()).collect())
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_bot_named_like_an_engine_is_named_by_its_path() {
+        assert_eq!(bot_name(Path::new("students/perfect/")), "students/perfect");
+        assert_eq!(bot_name(Path::new("./random")), "./random");
+        assert_eq!(bot_name(Path::new("students/ann")), "ann");
     }
 
     #[test]

@@ -198,10 +198,13 @@ pub(super) struct PlanArgs {
     #[arg(long, value_name = "PLAYER", value_enum, requires = "profile")]
     o: Option<Side>,
 
-    /// The seed of the profile's computer players (as `play --seed`) and of
-    /// the tests --generate adds.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// The seed of the graded games (--play), the cases (--api), the
+    /// profile's computer players (as `play --seed`) and the tests
+    /// --generate adds [default: drawn anew for each grading, and said in
+    /// the reports, so no one knows the games in advance and a regrade with
+    /// --seed plays them again].
+    #[arg(long)]
+    seed: Option<u64>,
 
     /// Add N generated tests to the given ones, as `gen --within cs1044`
     /// (with --profile, `gen --profile`) writes them: gen-0001.txt, ...
@@ -417,6 +420,7 @@ pub(super) struct PlayArgs {
 impl PlanArgs {
     /// The plan these flags describe, with its tests read and answered.
     pub(super) fn plan(&self) -> Result<Plan, CliError> {
+        let seed = self.seed.unwrap_or_else(fresh_seed);
         if self.profile.is_some() && self.io != IoMode::Files {
             return Err(CliError::IoWithProfile);
         }
@@ -441,11 +445,11 @@ impl PlanArgs {
                     per_function: self.cases.map_or(CaseOptions::DEFAULT.per_function, |n| {
                         usize::try_from(n).unwrap_or(usize::MAX)
                     }),
-                    seed: self.seed,
+                    seed,
                 },
             }),
-            None if self.play.play => Mode::Play(self.play_plan()?),
-            None => Mode::Program(self.program()?),
+            None if self.play.play => Mode::Play(self.play_plan(seed)?),
+            None => Mode::Program(self.program(seed)?),
         };
         Ok(Plan {
             mode,
@@ -464,12 +468,16 @@ impl PlanArgs {
             },
             require_sandbox: self.require_sandbox,
             shrink: self.shrink.budget(),
+            // Said in the reports where games, cases or generated tests come
+            // from it.
+            seed: (self.api.is_some() || self.play.play || self.profile.is_some() || self.generate > 0)
+                .then_some(seed),
         })
     }
 
     /// Bots graded by play: how they are built and run, the board and the
     /// games.
-    fn play_plan(&self) -> Result<PlayPlan, CliError> {
+    fn play_plan(&self, seed: u64) -> Result<PlayPlan, CliError> {
         let play = &self.play;
         let (rows, cols) = play.board.unwrap_or((3, 3));
         let win = play.win.unwrap_or_else(|| rows.max(cols).min(3));
@@ -480,7 +488,7 @@ impl PlanArgs {
         if min_wins > play.games {
             return Err(CliError::MinWins { min_wins, games: play.games });
         }
-        let mut program = self.program()?;
+        let mut program = self.program(seed)?;
         program.io = Io::Stdout;
         Ok(PlayPlan {
             program,
@@ -489,19 +497,19 @@ impl PlanArgs {
             min_wins,
             move_time: play.move_time,
             startup: play.startup,
-            seed: self.seed,
+            seed,
         })
     }
 
     /// Whole programs: the tests read and answered, the commands given or
     /// the languages to find them from, the I/O convention.
-    fn program(&self) -> Result<Program, CliError> {
+    fn program(&self, seed: u64) -> Result<Program, CliError> {
         let io = match (self.profile, self.io) {
             (Some(profile), _) => {
                 if profile.asks_its_own_players() && (self.x.is_some() || self.o.is_some()) {
                     return Err(CliError::SidesWithProfile { profile });
                 }
-                Io::Console { profile, sides: profile.sides(self.x, self.o), seed: self.seed }
+                Io::Console { profile, sides: profile.sides(self.x, self.o), seed }
             }
             (None, IoMode::Files) => {
                 Io::Files { input: self.moves_file.clone(), output: self.transcript_file.clone() }
@@ -518,7 +526,7 @@ impl PlanArgs {
                 loaded => loaded,
             }?;
         }
-        tests.extend(suite::generate(&io, &layout, self.generate, self.seed)?);
+        tests.extend(suite::generate(&io, &layout, self.generate, seed)?);
         let programs = if self.build.is_some() || self.run.is_some() {
             Programs::Given {
                 build: self.build.clone(),
@@ -587,6 +595,12 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
             );
         }
     }
+    if let (Some(seed), None) = (plan.seed, args.plan.seed) {
+        let _ = writeln!(
+            io::stderr(),
+            "ttt-referee: seed {seed}, drawn for this grading (`--seed {seed}` grades the same games again)"
+        );
+    }
     let grader = Grader::new(plan).map_err(CliError::Grade)?;
     let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
     grader.stop_on_signals(EXIT_INTERRUPTED);
@@ -619,4 +633,16 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(if outcome.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+}
+
+/// A seed no one can know before the grading: 64 bits from the operating
+/// system (the clock's nanoseconds, mixed, where it has none to give).
+fn fresh_seed() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        crate::arena::event::game_seed(
+            now.as_secs(),
+            u64::from(now.subsec_nanos()) ^ u64::from(std::process::id()),
+        )
+    })
 }

@@ -123,6 +123,9 @@ type ProgressFn = Box<dyn FnMut(Progress) + Send>;
 pub struct Engine {
     kind: EngineKind,
     rng: ChaCha8Rng,
+    /// `perfect` draws among equally good moves from `rng` (else it takes
+    /// the lowest).
+    random_ties: bool,
     time_limit: Option<Duration>,
     hash_mb: u32,
     progress: Option<ProgressFn>,
@@ -147,6 +150,7 @@ impl Engine {
         Engine {
             kind,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            random_ties: false,
             time_limit: None,
             hash_mb: DEFAULT_HASH_MB,
             progress: None,
@@ -159,6 +163,16 @@ impl Engine {
     #[must_use]
     pub fn hash_mb(mut self, megabytes: u32) -> Engine {
         self.hash_mb = megabytes.clamp(MIN_HASH_MB, MAX_HASH_MB);
+        self
+    }
+
+    /// Has `perfect` choose at random (from the engine's seed) among the
+    /// moves it proves equally good, instead of the lowest: a graded game
+    /// against it cannot be known in advance, so no table of positions
+    /// covers it, while every move it plays is still perfect.
+    #[must_use]
+    pub fn random_ties(mut self) -> Engine {
+        self.random_ties = true;
         self
     }
 
@@ -201,6 +215,7 @@ impl Engine {
                     deadline: self.time_limit.map(|limit| Instant::now() + limit),
                     progress: self.progress.as_mut().map(|p| p.as_mut() as &mut dyn FnMut(Progress)),
                     hash_mb: self.hash_mb,
+                    ties: if self.random_ties { Some(&mut self.rng) } else { None },
                 };
                 let (square, value, search) = perfect::choose(game, limits);
                 if let Some(progress) = self.progress.as_mut() {
@@ -245,7 +260,7 @@ pub fn solve(game: &Game) -> Value {
 /// benchmarks: positions per second).
 #[must_use]
 pub fn solve_counting(game: &Game) -> (Value, u64) {
-    let limits = perfect::Limits { deadline: None, progress: None, hash_mb: DEFAULT_HASH_MB };
+    let limits = perfect::Limits { deadline: None, progress: None, hash_mb: DEFAULT_HASH_MB, ties: None };
     let (_, value, search) = perfect::choose(game, limits);
     (value.expect("a search without a time limit proves the value"), search.nodes)
 }

@@ -29,6 +29,9 @@
 
 use std::time::Instant;
 
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
 use super::bits::{Lines, position};
 use super::table::{Bound, Entry, Table};
 use super::value::{Progress, Search, Value};
@@ -47,6 +50,9 @@ pub(super) struct Limits<'a> {
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
     /// The transposition table's size, in MiB.
     pub hash_mb: u32,
+    /// Where to draw from among moves proven equally good (`None`: the
+    /// lowest square).
+    pub ties: Option<&'a mut ChaCha8Rng>,
 }
 
 struct Solver<'a, 'p> {
@@ -143,7 +149,16 @@ impl Solver<'_, '_> {
         let top = scores.iter().map(|&(score, _)| score).max()?;
         let mut best = scores.into_iter().filter(|&(score, _)| score == top);
         // A win or loss is proven even if the step reached a horizon.
-        if self.cut == cut_before || top != 0 { best.min_by_key(|&(_, s)| s) } else { best.next() }
+        if self.cut == cut_before || top != 0 {
+            let mut best: Vec<u32> = best.map(|(_, s)| s).collect();
+            best.sort_unstable();
+            match self.limits.ties.as_deref_mut() {
+                Some(rng) => Some((top, best[rng.random_range(0..best.len())])),
+                None => best.first().map(|&s| (top, s)),
+            }
+        } else {
+            best.next()
+        }
     }
 
     /// The score of a win completed when the board holds `marks` marks
@@ -334,7 +349,7 @@ mod tests {
 
     /// A solver for one whole search (no horizon), with a `megabytes` table.
     fn solver(lines: &Lines, megabytes: u32) -> Solver<'_, 'static> {
-        let limits = Limits { deadline: None, progress: None, hash_mb: megabytes };
+        let limits = Limits { deadline: None, progress: None, hash_mb: megabytes, ties: None };
         let table = Table::new(megabytes, u64::MAX);
         Solver { lines, table, nodes: 0, horizon: u32::MAX, cut: 0, limits, depth: 0, stopped: false }
     }
@@ -448,5 +463,29 @@ mod tests {
         }
         // Wins, draws and losses were all compared.
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), [-1, 0, 1]);
+    }
+
+    /// With random ties, `perfect` plays every move it proves best, one
+    /// drawn from the seed: on the empty board (all nine squares draw) the
+    /// seeds spread over the squares, and each move keeps the draw.
+    #[test]
+    fn random_ties_draw_among_the_moves_proven_best() {
+        let empty = Game::new(
+            crate::player::Players::classic("X", "O"),
+            Geometry::CLASSIC,
+            crate::board::Storage::Auto,
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let limits = Limits { deadline: None, progress: None, hash_mb: 1, ties: Some(&mut rng) };
+            let (square, value, _) = choose(&empty, limits);
+            assert_eq!(value, Some(Value::Draw));
+            seen.insert(square.index());
+        }
+        assert!(seen.len() >= 6, "{seen:?}");
+        // Without, the lowest square, whatever the seed.
+        let limits = Limits { deadline: None, progress: None, hash_mb: 1, ties: None };
+        assert_eq!(choose(&empty, limits).0.index(), 0);
     }
 }

@@ -147,6 +147,7 @@ impl Grader {
             submissions: submissions.len(),
             limits: &self.plan.limits,
             protections: &protections,
+            seed: self.plan.seed,
         });
         // Told from every worker, one call at a time.
         let sink = Mutex::new(sink);

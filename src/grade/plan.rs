@@ -50,6 +50,10 @@ pub struct Plan {
     /// Shrink each `wrong` or `crashed` test's input within this budget
     /// (`None`: do not); with [`Mode::Calls`], look for smaller failing calls.
     pub shrink: Option<Budget>,
+    /// The seed the graded games, cases or generated tests came from, when
+    /// any did: drawn anew for each grading unless `--seed` gave it, and
+    /// said in every report, so a regrade with `--seed` plays them again.
+    pub seed: Option<u64>,
 }
 
 /// What a grading grades: each mode is one arm of the pipeline after a

@@ -241,6 +241,7 @@ mod tests {
             copy_caps: copy::Caps::SUBMISSION,
             require_sandbox: false,
             shrink: None,
+            seed: None,
         }
     }
 

@@ -354,3 +354,100 @@ fn grade_play_shows_the_shortest_lost_game_on_any_board() {
     let html = fs::read_to_string(report.join("report.html")).unwrap();
     assert!(html.contains(&format!("({} moves), a move file to replay", moves.len())), "{html}");
 }
+
+/// A bot that is a table of positions instead of an AI (an attack): the
+/// games `perfect` plays against a perfect bot, harvested with the public
+/// tool (`tournament`, from the empty board and every first move, each
+/// side), and the first free square anywhere else. When `perfect` broke
+/// ties one fixed way, those were exactly the games `grade --play` grades,
+/// and the table passed `vs-perfect`; now `perfect` draws among equally good
+/// moves from each game's seed, and each grading draws its seed, so the
+/// table covers nothing and the bot loses.
+#[test]
+fn a_table_of_harvested_games_fails_vs_perfect() {
+    let dir = kept_dir();
+    let negamax = bot("negamax-cpp").display().to_string();
+    let openings = dir.path().join("openings.txt");
+    fs::write(&openings, (1..=9).map(|s| format!("X {s}\n")).collect::<String>()).unwrap();
+    let mut table = std::collections::BTreeMap::new();
+    for (name, extra) in
+        [("plain", vec![]), ("openings", vec!["--openings".to_owned(), openings.display().to_string()])]
+    {
+        let report = dir.path().join(name);
+        let out = referee()
+            .args(["tournament", &negamax, "perfect", "--quiet", "--report"])
+            .arg(&report)
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        for record in fs::read_dir(report.join("games")).unwrap() {
+            let record = fs::read_to_string(record.unwrap().path()).unwrap();
+            let players = record.lines().nth(1).unwrap();
+            let ours = if players.starts_with("X: negamax") { "X" } else { "O" };
+            let mut board = ['.'; 9];
+            for line in record.lines().skip_while(|l| !l.is_empty()).skip(1) {
+                let (mark, square) = line.split_once('\t').unwrap();
+                let at: usize = square.parse().unwrap();
+                if mark == ours {
+                    table.insert(format!("3 3 3 {mark} XO {}", board.iter().collect::<String>()), at);
+                }
+                board[at - 1] = mark.chars().next().unwrap();
+            }
+        }
+    }
+    assert!(table.len() >= 20, "{table:?}");
+    let cheat = dir.path().join("table-bot");
+    fs::create_dir(&cheat).unwrap();
+    let entries: Vec<String> =
+        table.iter().map(|(position, at)| format!("    {position:?}: {at},")).collect();
+    fs::write(
+        cheat.join("bot.py"),
+        format!(
+            "import sys\nTABLE = {{\n{}\n}}\nfor line in sys.stdin:\n    line = line.strip()\n    \
+             board = line.split()[-1]\n    print(TABLE.get(line, board.index('.') + 1), flush=True)\n",
+            entries.join("\n")
+        ),
+    )
+    .unwrap();
+    let report = dir.path().join("graded");
+    let out = referee()
+        .args(["grade", "--play", "--games", "2", "--min-wins", "0", "--move-time", "0.5", "--report"])
+        .arg(&report)
+        .arg(&cheat)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("ttt-referee: seed "), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    assert!(json["seed"].is_u64(), "{json}");
+    let vs_perfect = &json["submissions"][0]["tests"][0];
+    assert_eq!(vs_perfect["verdict"], "wrong", "{stderr}\n{vs_perfect}");
+}
+
+/// A student's bot in a directory named like an engine (`students/perfect`)
+/// plays beside the engine of that name (an attack once stopped the whole
+/// event with "names two participants"): it is named by its path.
+#[test]
+fn a_bot_named_like_an_engine_plays_beside_it() {
+    let dir = kept_dir();
+    let student = dir.path().join("students/perfect");
+    fs::create_dir_all(&student).unwrap();
+    fs::copy(bot("first-python/bot.py"), student.join("bot.py")).unwrap();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["tournament", "--quiet", "--move-time", "2"])
+        .arg(&student)
+        .args(["perfect", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let standings = text(&out.stdout);
+    let shown = student.display().to_string();
+    assert!(standings.contains(&shown) && standings.contains("perfect "), "{standings}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["games"].as_array().unwrap().len(), 2, "{json}");
+}

@@ -384,6 +384,7 @@ fn a_provided_file_that_cannot_be_placed_fails_only_its_submission() {
         copy_caps: copy::Caps::SUBMISSION,
         require_sandbox: false,
         shrink: None,
+        seed: None,
     };
     let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
     let mut grader = Grader::with_sandbox(plan, sandbox).unwrap();

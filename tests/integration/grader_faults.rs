@@ -49,6 +49,7 @@ fn plan() -> Plan {
         copy_caps: copy::Caps::SUBMISSION,
         require_sandbox: false,
         shrink: None,
+        seed: None,
     }
 }
 

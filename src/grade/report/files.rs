@@ -30,13 +30,14 @@ pub struct ReportDir {
     tests: Vec<String>,
     limits: Option<Limits>,
     protections: String,
+    seed: Option<u64>,
 }
 
 impl ReportDir {
     /// The reports of a grading, to be written into `dir` (made if need be).
     #[must_use]
     pub fn new(dir: PathBuf) -> ReportDir {
-        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new() }
+        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new(), seed: None }
     }
 }
 
@@ -45,6 +46,7 @@ impl Sink for ReportDir {
         self.tests = grading.tests.to_vec();
         self.limits = Some(*grading.limits);
         grading.protections.clone_into(&mut self.protections);
+        self.seed = grading.seed;
     }
 
     fn finish(&mut self, graded: &Graded) -> Result<(), ReportError> {
@@ -52,8 +54,10 @@ impl Sink for ReportDir {
         fs::create_dir_all(dir).map_err(|source| ReportError { path: Some(dir.clone()), source })?;
         let limits = self.limits.unwrap_or(crate::grade::TEST_LIMITS);
         write_file(&dir.join("grades.csv"), |out| formats::csv(results, &self.tests, out))?;
-        write_file(&dir.join("results.json"), |out| formats::json(results, &limits, out))?;
+        write_file(&dir.join("results.json"), |out| formats::json(results, &limits, self.seed, out))?;
         write_file(&dir.join("junit.xml"), |out| formats::junit(results, out))?;
-        write_file(&dir.join("report.html"), |out| formats::html_page(results, &self.protections, out))
+        write_file(&dir.join("report.html"), |out| {
+            formats::html_page(results, &self.protections, self.seed, out)
+        })
     }
 }

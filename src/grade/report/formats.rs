@@ -111,12 +111,15 @@ pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write)
 pub fn json(
     results: &[SubmissionResult],
     limits: &crate::outcome::Limits,
+    seed: Option<u64>,
     out: &mut impl Write,
 ) -> io::Result<()> {
     #[derive(Serialize)]
     struct Document<'a> {
         version: u32,
         limits: LimitsShown,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seed: Option<u64>,
         submissions: &'a [SubmissionResult],
     }
     #[derive(Serialize)]
@@ -136,6 +139,7 @@ pub fn json(
             output_mb: limits.output >> 20,
             processes: limits.processes,
         },
+        seed,
         submissions: results,
     };
     serde_json::to_writer_pretty(&mut *out, &document)?;
@@ -271,7 +275,12 @@ fn side_by_side(expected: &str, actual: &str, unmatched: &Unmatched) -> Markup {
 /// `report.html`: one self-contained page — a sortable overview coloured by
 /// verdict, then each submission's tests, a wrong answer shown beside the
 /// expected one.
-pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl Write) -> io::Result<()> {
+pub fn html_page(
+    results: &[SubmissionResult],
+    protections: &str,
+    seed: Option<u64>,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let page = html! {
         (DOCTYPE)
         html lang="en" {
@@ -285,6 +294,10 @@ pub fn html_page(results: &[SubmissionResult], protections: &str, out: &mut impl
                 h1 { "Grades" }
                 p { (results.len()) " submissions, "
                     (results.first().map_or(0, |r| r.tests.len())) " tests each. Click a column to sort." }
+                @if let Some(seed) = seed {
+                    p { "The graded games, cases or generated tests came from seed " (seed)
+                        ": " code { "--seed " (seed) } " grades them again." }
+                }
                 table.sortable #overview {
                     thead { tr {
                         th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }

@@ -40,6 +40,9 @@ pub struct Grading<'a> {
     pub limits: &'a Limits,
     /// The protections in force, as the grading said them on standard error.
     pub protections: &'a str,
+    /// The seed of the graded games, cases or generated tests, when any
+    /// came from one ([`crate::grade::Plan::seed`]).
+    pub seed: Option<u64>,
 }
 
 /// A report, told of a grading as it happens. The grader tells it of each
