@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::cgroup;
+use super::files::read_capped;
 use super::protocol::{Closed, Line};
-use super::scratch::read_capped;
 use super::wait::Waited;
 use super::{Collect, Ending, Gaps, Job, Outcome, Run, Sandbox, SandboxError};
 

@@ -13,15 +13,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use super::files::{measure, read_capped};
 use super::finish::{Over, settled};
 use super::in_flight::collect_in_flight;
 use super::protocol::{
     Bring, Closed, Config, FILES, GUARD_ARG, GUARD_ERRORS, LIVE_END, LIVE_IN, LIVE_OUT, Plan, REPORT_CAP,
     STDIN, Said, closing, said,
 };
-use super::scratch::{
-    in_system_dirs, installed, read_capped, remove_all, scratch_base, tree_size, unused_uid,
-};
+use super::root::in_system_dirs;
+use super::scratch::{installed, remove_all, scratch_base, unused_uid};
 use super::wait::{GRACE, Waited, kill_group, wait};
 use super::{Collect, Job, Run, SandboxError, cgroup, copy, guard, launcher};
 
@@ -338,7 +338,10 @@ impl Sandbox {
     /// test of a submission starts from the same build.
     fn start_size(&self, start: &Path) -> (u64, u64) {
         let mut sizes = self.sizes.lock().unwrap_or_else(PoisonError::into_inner);
-        *sizes.entry(start.to_path_buf()).or_insert_with(|| tree_size(start, 0))
+        *sizes.entry(start.to_path_buf()).or_insert_with(|| {
+            let size = measure(start);
+            (size.bytes, size.files)
+        })
     }
 
     /// Starts the guard in the run's cgroup (when there is one) and hands it

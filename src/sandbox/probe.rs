@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::guard::{MEMLOCK, MSGQUEUE, SIGPENDING, UMASK};
+use super::root;
 use super::{Collect, Ending, Job, Limits, Sandbox, SandboxError};
 
 /// One protection and whether it is in force.
@@ -78,10 +79,10 @@ impl Sandbox {
                     .to_owned(),
                 missing: gaps.seccomp.clone(),
             },
-            contained(
-                "its own root: /usr, /bin, /lib* read-only, a minimal /etc and /dev, a fresh /proc; \
-                 nothing of the grader's, the tests', other submissions' or the host's",
-            ),
+            contained(&format!(
+                "its own root: {}; nothing of the grader's, the tests', other submissions' or the host's",
+                root::described()
+            )),
             contained("its own PID, network, IPC and UTS namespaces: every process ends with its run, no network"),
             Protection {
                 name: "no copy of the referee to run, by PATH, /proc or its install path".to_owned(),

@@ -12,8 +12,9 @@ use std::process::Stdio;
 
 use rustix::fs::Mode;
 
-use super::{DEVICES, GRADER, INPUT, Named, OUTPUT, Places, START, SYSTEM, create_at, open_dir};
+use super::{Named, Places, create_at, open_dir};
 use crate::sandbox::protocol::{Config, FILES, LIVE_END, LIVE_IN, LIVE_OUT, Line, STDIN};
+use crate::sandbox::root::{GRADER, INPUT, OUTPUT, START, devices, readable};
 use crate::sandbox::{copy, seccomp};
 
 /// Why a run could not be set up: one variant for each way a step of
@@ -361,11 +362,12 @@ pub(super) fn build_landlock(
     };
     let abi = ABI::V6;
     let readable: Vec<PathBuf> = if places.contained {
-        SYSTEM.iter().chain(&["/etc", "/proc", "/dev"]).map(PathBuf::from).collect()
+        readable().map(PathBuf::from).collect()
     } else {
-        readable_except(SYSTEM.iter().chain(&["/etc", "/proc"]).map(PathBuf::from), hide)
+        // The host's /dev is not the skeleton's: only its devices.
+        readable_except(readable().filter(|d| *d != "/dev").map(PathBuf::from), hide)
     };
-    let devices: Vec<String> = DEVICES.iter().map(|d| format!("/dev/{d}")).collect();
+    let devices: Vec<&str> = devices().collect();
     (|| {
         Ruleset::default()
             .handle_access(AccessFs::from_all(abi))?
