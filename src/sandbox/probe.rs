@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::guard::{MEMLOCK, MSGQUEUE, SIGPENDING, UMASK};
+use super::promise::Promise;
 use super::root;
 use super::{Collect, Ending, Job, Limits, Sandbox, SandboxError};
 
@@ -47,7 +48,11 @@ impl std::fmt::Display for Protections {
 }
 
 impl Sandbox {
-    /// Finds what the sandbox enforces here by running `true` through it.
+    /// Finds what the sandbox enforces here by running `true` through it,
+    /// and promises every later run what that run had: from then on a run
+    /// that would have less is refused with
+    /// [`SandboxError::Unprotected`], and none runs without a container
+    /// once this one had one.
     pub fn probe(&self, limits: Limits) -> Result<Protections, SandboxError> {
         let job = Job {
             argv: vec!["true".to_owned()],
@@ -67,6 +72,8 @@ impl Sandbox {
             )));
         }
         let gaps = run.gaps;
+        // Every later run is held to what this one had.
+        self.promise(Promise::of(&gaps));
         let contained = |name: &str| Protection { name: name.to_owned(), missing: gaps.namespaces.clone() };
         // Without the container, the referee's copies are out of reach
         // only where Landlock leaves them out of its rules.

@@ -721,3 +721,100 @@ fn a_job_asking_for_more_open_files_than_the_guard_may_give_fails_saying_why() {
         "{error}"
     );
 }
+
+/// A program that says it ran twice over: a line on standard output, and
+/// a UDP datagram to `port` on the host's loopback, which a run in its
+/// container (a network namespace of its own) cannot reach, and a run
+/// without one can (Landlock rules TCP only).
+fn witness(port: u16) -> Vec<String> {
+    let code = format!(
+        "import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'ran', ('127.0.0.1', {port}))\n\
+         except OSError:\n    pass\nprint('ran')\n"
+    );
+    ["python3", "-c", &code].map(str::to_owned).to_vec()
+}
+
+/// Asserts that `result` is a refused run naming `protection`.
+fn refused(result: Result<ttt_referee::sandbox::Run, ttt_referee::sandbox::SandboxError>, protection: &str) {
+    use ttt_referee::sandbox::SandboxError;
+    match result {
+        Err(SandboxError::Unprotected { missing }) => {
+            assert!(missing.iter().any(|m| m.protection == protection), "{missing:?}");
+            let error = SandboxError::Unprotected { missing }.to_string();
+            assert!(
+                error.starts_with("the run was refused: it lacked protections the sandbox promised"),
+                "{error}"
+            );
+        }
+        Ok(run) => panic!(
+            "a run without {protection} was not refused: gaps {:?}, stdout {:?}",
+            run.gaps,
+            String::from_utf8_lossy(&run.stdout)
+        ),
+        Err(e) => panic!("a run without {protection} failed otherwise: {e}"),
+    }
+}
+
+/// The sandbox fails closed. Once its probe found every protection (as
+/// `--require-sandbox` demands before grading), a container that can no
+/// longer be made mid-grading (a fault injected into the guard's set-up)
+/// refuses each later run, naming the container: through a launcher,
+/// through a guard of its own once launchers are not used, and live. No
+/// run is made without its container: the program, which would signal a
+/// listener on the host's loopback from outside a network namespace,
+/// never does.
+#[test]
+fn a_container_lost_mid_grading_refuses_the_next_runs_and_runs_nothing_bare() {
+    use std::time::Duration;
+    use ttt_referee::sandbox::Fault;
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let (sandbox, mut job) = library_sandbox("");
+    job.argv = witness(listener.local_addr().unwrap().port());
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "ran\n", "{}", String::from_utf8_lossy(&run.stderr));
+    sandbox.inject_fault(Fault::NoContainer);
+    for _ in 0..3 {
+        refused(sandbox.run(&job), "the container");
+    }
+    sandbox.inject_fault(Fault::NoLaunchers);
+    refused(sandbox.run(&job), "the container");
+    let sandbox = std::sync::Arc::new(sandbox);
+    let session = sandbox.start(&job).unwrap();
+    refused(session.end(Duration::from_secs(1)), "the container");
+    let mut heard = [0; 16];
+    assert!(listener.recv(&mut heard).is_err(), "a program ran without its container");
+}
+
+/// A seccomp filter that cannot be installed mid-grading refuses the run
+/// too: the guard starts nothing without a wall it was promised.
+#[test]
+fn a_seccomp_filter_lost_mid_grading_refuses_the_run() {
+    use ttt_referee::sandbox::Fault;
+    let (sandbox, job) = library_sandbox("echo ran");
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    sandbox.inject_fault(Fault::NoSeccomp);
+    refused(sandbox.run(&job), "the seccomp filter");
+    sandbox.inject_fault(Fault::NoLaunchers);
+    refused(sandbox.run(&job), "the seccomp filter");
+}
+
+/// Where nothing was promised (no probe, or a probe that found no
+/// container, as on a machine that forbids namespaces), a run without a
+/// container runs with what remains and says what it lacked, as before.
+#[test]
+fn without_a_promise_a_run_without_a_container_runs_and_says_so() {
+    use ttt_referee::sandbox::Fault;
+    let (sandbox, job) = library_sandbox("echo ran");
+    sandbox.inject_fault(Fault::NoContainer);
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "ran\n", "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.gaps.namespaces.as_deref().is_some_and(|why| why.contains("injected")), "{:?}", run.gaps);
+    // A probe now finds no container, and promises none: runs go on.
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(!protections.complete());
+    assert_eq!(String::from_utf8_lossy(&sandbox.run(&job).unwrap().stdout), "ran\n");
+}

@@ -46,9 +46,11 @@ use rustix::fs::{Mode, OFlags};
 
 use super::files::{NotAFile, measure, open_file};
 use super::in_flight::collect_in_flight;
-use super::protocol::{Bring, Closed, Config, GUARD_ARG, GUARD_ERRORS, INIT_ARG, LAUNCH_ARG, Line, Plan};
+use super::protocol::{
+    Bring, Closed, Config, GUARD_ARG, GUARD_ERRORS, INIT_ARG, LAUNCH_ARG, Line, Plan, Required,
+};
 use super::root::{BOX, INPUT, OUTPUT, ROOT, START, What, devices};
-use super::{PATH, copy};
+use super::{Fault, PATH, copy};
 
 mod setup;
 
@@ -105,15 +107,27 @@ fn leave_the_grader() -> Result<(), String> {
         .map_err(|e| format!("pdeathsig: {}", e.desc()))
 }
 
-/// Stage 1 for one run, outside the container.
+/// Stage 1 for one run, outside the container. Where no container can be
+/// made it runs the program without one only when none was promised: a
+/// grading whose probe had a container never has a run without one.
 fn guard(out: &mut impl Write) -> Result<(), String> {
     leave_the_grader()?;
     let (config, text) = read_config()?;
     match launch(&config, &text, hakoniwa::Stdio::inherit()) {
         Closed::Done => Ok(()),
         Closed::Failed(why) => Err(why),
+        Closed::NoContainer(why) if config.required.container => {
+            let why = plain(&why);
+            report(out, &Line::Namespaces(Some(why.clone())));
+            Err(format!("no container could be made ({why}), and the grading was promised one: nothing ran"))
+        }
         Closed::NoContainer(why) => bare(&config, &why, out),
     }
+}
+
+/// The container library's reason, without its name.
+fn plain(why: &str) -> String {
+    why.trim().trim_start_matches("hakoniwa: ").to_owned()
 }
 
 /// Stage 1 for one run after another: the launcher, which the grader keeps
@@ -169,6 +183,9 @@ fn launcher_errors(config: &Config) -> Result<File, String> {
 /// Runs one job (`text`, as the grader wrote it) in a new container, its
 /// process 1's standard error going to `errors`: how it closed.
 fn launch(config: &Config, text: &[u8], errors: hakoniwa::Stdio) -> Closed {
+    if config.faults.contains(&Fault::NoContainer) {
+        return Closed::NoContainer("a fault a test injected: no namespaces".to_owned());
+    }
     // Process 1 reads the same text from a file: its standard input.
     let config_path = config.job.area.join("job.json");
     if let Err(e) = fs::write(&config_path, text) {
@@ -183,7 +200,7 @@ fn launch(config: &Config, text: &[u8], errors: hakoniwa::Stdio) -> Closed {
         Ok(status) if started => Closed::Failed(format!("the run's init failed: {}", status.reason)),
         Ok(status) => Closed::NoContainer(status.reason.trim().to_owned()),
         Err(e) if started => Closed::Failed(format!("the container failed: {e}")),
-        Err(e) => Closed::NoContainer(e.to_string().trim().trim_start_matches("hakoniwa: ").to_owned()),
+        Err(e) => Closed::NoContainer(plain(&e.to_string())),
     }
 }
 
@@ -289,7 +306,7 @@ fn io_error(e: &io::Error) -> hakoniwa::Error {
 /// No container could be made: say why, and run the program with the
 /// protections that remain.
 fn bare(config: &Config, why: &str, out: &mut impl Write) -> Result<(), String> {
-    report(out, &Line::Namespaces(Some(why.trim().trim_start_matches("hakoniwa: ").to_owned())));
+    report(out, &Line::Namespaces(Some(plain(why))));
     let area = &config.job.area;
     let places = Places {
         start: config.job.start.clone(),
@@ -379,6 +396,24 @@ enum SuperviseError {
     /// [`hand_out`] said).
     #[error("{0}")]
     HandOut(String),
+    /// Landlock or the seccomp filter was promised and could not be put in
+    /// force (which, and why): the program was not started.
+    #[error("{0}, and the grading was promised it: nothing ran")]
+    Unconfined(String),
+}
+
+/// What [`confine`] could not put in force of what `required` asks for,
+/// with why; `None` when everything required is in force.
+fn unconfined(confined: &Line, required: Required) -> Option<String> {
+    let Line::Confined { landlock, seccomp } = confined else { return None };
+    let missing: Vec<String> =
+        [("Landlock", required.landlock, landlock), ("seccomp", required.seccomp, seccomp)]
+            .into_iter()
+            .filter_map(|(name, wanted, gap)| {
+                gap.as_ref().filter(|_| wanted).map(|why| format!("{name}: {why}"))
+            })
+            .collect();
+    (!missing.is_empty()).then(|| missing.join("; "))
 }
 
 /// Everything from filling the run directory to handing out the answer:
@@ -403,7 +438,11 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         contain(config)?;
     }
     let used_before = used(places);
-    let confined = confine(ruleset);
+    let confined = confine(ruleset, config.faults.contains(&Fault::NoSeccomp));
+    if let Some(missing) = unconfined(&confined, config.required) {
+        report(out, &confined);
+        return Err(SuperviseError::Unconfined(missing));
+    }
     set_limits(config)?;
     report(out, &confined);
 
@@ -746,6 +785,19 @@ fn copy_system(from: &Path, to: &Path, depth: u32) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The guard starts nothing without a wall it was told to require;
+    /// what was not required may be missing.
+    #[test]
+    fn a_required_wall_that_is_missing_stops_the_run() {
+        let confined = Line::Confined { landlock: Some("not enforced".to_owned()), seccomp: None };
+        let all = Required { container: true, landlock: true, seccomp: true };
+        assert_eq!(unconfined(&confined, all), Some("Landlock: not enforced".to_owned()));
+        assert_eq!(unconfined(&confined, Required { landlock: false, ..all }), None);
+        assert_eq!(unconfined(&Line::Confined { landlock: None, seccomp: None }, all), None);
+        let both = Line::Confined { landlock: Some("a".to_owned()), seccomp: Some("b".to_owned()) };
+        assert_eq!(unconfined(&both, all), Some("Landlock: a; seccomp: b".to_owned()));
+    }
+
     /// The typed errors say what the steps said when their errors were
     /// strings (the text reaches reports and tests).
     #[test]
@@ -790,6 +842,10 @@ mod tests {
             (SuperviseError::NoProgram, "no program to run".to_owned()),
             (SuperviseError::Wait(io()), format!("wait: {}", io())),
             (SuperviseError::Usage(Errno::EPERM), format!("getrusage: {}", Errno::EPERM)),
+            (
+                SuperviseError::Unconfined("seccomp: EINVAL".to_owned()),
+                "seccomp: EINVAL, and the grading was promised it: nothing ran".to_owned(),
+            ),
         ];
         for (error, text) in cases {
             assert_eq!(error.to_string(), text);

@@ -238,17 +238,20 @@ pub(super) fn make_streams(places: &Places) -> Result<Streams, SetupError> {
     Ok(Streams { program: (stdout, stderr), complaints, back: (stdout_back, stderr_back) })
 }
 
-/// Set-up: Landlock's rules in force, then the seccomp filter; the line
-/// that says whether each is (neither is fatal: the grader's protections
-/// list says what is missing). After [`contain`], whose mounts both would
+/// Set-up: Landlock's rules in force, then the seccomp filter (none with
+/// `no_seccomp`, a fault a test injected); the line that says whether
+/// each is. Neither is fatal here: where the grading was promised one
+/// that is missing, [`supervise`](super::supervise) starts nothing;
+/// otherwise the grader's protections list says what is missing. After [`contain`], whose mounts both would
 /// refuse (a process Landlock restricts may not change its mounts; the
 /// filter refuses `mount` and `umount2`).
-pub(super) fn confine(ruleset: Result<landlock::RulesetCreated, String>) -> Line {
+pub(super) fn confine(ruleset: Result<landlock::RulesetCreated, String>, no_seccomp: bool) -> Line {
     let landlock = match ruleset {
         Ok(ruleset) => restrict(ruleset),
         Err(e) => Err(e),
     };
-    let seccomp = seccomp::install();
+    let seccomp =
+        if no_seccomp { Err("a fault a test injected: no filter".to_owned()) } else { seccomp::install() };
     Line::Confined { landlock: landlock.err(), seccomp: seccomp.err() }
 }
 
