@@ -818,3 +818,129 @@ fn without_a_promise_a_run_without_a_container_runs_and_says_so() {
     assert!(!protections.complete());
     assert_eq!(String::from_utf8_lossy(&sandbox.run(&job).unwrap().stdout), "ran\n");
 }
+
+/// A file under `/usr/share/doc` (one the host seldom reads), for the
+/// channels test to watch.
+fn seldom_read_system_file() -> PathBuf {
+    let mut docs: Vec<PathBuf> =
+        fs::read_dir("/usr/share/doc").unwrap().flatten().map(|e| e.path()).collect();
+    docs.sort();
+    docs.iter()
+        .map(|dir| dir.join("copyright"))
+        .find(|file| fs::symlink_metadata(file).is_ok_and(|m| m.is_file()))
+        .expect("a copyright file under /usr/share/doc")
+}
+
+/// No channel between runs: two programs run at once in one grading (two
+/// bots in a game), one taking every lock, name and kernel object it can
+/// and reading files both see, the other looking for each, sense nothing
+/// of each other. The channels tried: flock, POSIX and OFD locks on
+/// read-only system and skeleton files (one inode for every run), their
+/// traces in `/proc/locks`, an abstract unix socket, loopback TCP and UDP
+/// ports, System V message queues, semaphores and shared memory, POSIX shared
+/// memory and message queues, files in `/tmp` and `/dev/shm`, each other's
+/// processes in `/proc`, inotify, dnotify and fanotify on the files both
+/// read, and a shared file's access time
+/// (`fixtures/sandbox-channels/channels.c`, bounded by `alarm(30)`).
+#[test]
+fn two_runs_at_once_sense_nothing_of_each_other() {
+    use std::time::{Duration, Instant};
+    let (sandbox, mut job) = library_sandbox("");
+    let build = sandbox.scratch().join("build");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sandbox-channels/channels.c");
+    let compiled = std::process::Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(build.join("channels"))
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    sandbox.hand_over(&build).unwrap();
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    let system = seldom_read_system_file();
+    let sandbox = std::sync::Arc::new(sandbox);
+    let soon = || Instant::now() + Duration::from_secs(10);
+    let argv = |role: &str| {
+        ["./channels", role, &system.to_string_lossy(), "/usr/bin/env", "/etc/hostname"]
+            .map(str::to_owned)
+            .to_vec()
+    };
+    job.argv = argv("watch");
+    let mut watcher = sandbox.start(&job).unwrap();
+    let watching = String::from_utf8_lossy(&watcher.receive(soon(), 200).unwrap()).into_owned();
+    assert!(watching.starts_with("watching"), "{watching}");
+    job.argv = argv("send");
+    let mut sender = sandbox.start(&job).unwrap();
+    let ready = String::from_utf8_lossy(&sender.receive(soon(), 2000).unwrap()).into_owned();
+    assert!(ready.starts_with("ready"), "{ready}");
+    watcher.send(b"sense\n", soon()).unwrap();
+    let mut report = Vec::new();
+    loop {
+        let line = String::from_utf8_lossy(&watcher.receive(soon(), 200).unwrap()).into_owned();
+        if line == "done" {
+            break;
+        }
+        report.push(line);
+    }
+    sender.end(Duration::from_secs(1)).unwrap();
+    watcher.end(Duration::from_secs(1)).unwrap();
+    let shown = format!("the sender: {ready}\nthe watcher: {watching}\n{}", report.join("\n"));
+    eprintln!("{shown}");
+    assert_eq!(report.len(), 20, "{shown}");
+    let sensed: Vec<&String> = report.iter().filter(|line| !line.ends_with(": nothing")).collect();
+    assert!(sensed.is_empty(), "one run sensed the other: {sensed:?}\n{shown}");
+}
+
+/// The seccomp filter refuses every file lock (a lock on a file all runs
+/// share is a channel between them), and the runtimes still start and
+/// run as before: Python, a g++ build and its program, javac and the JVM
+/// (which locks a file of its own in `/tmp`, and is kept from making it),
+/// each with exactly its own output and nothing on standard error.
+#[test]
+fn python_gcc_and_the_jvm_run_as_before_under_the_lock_rules() {
+    use std::time::Duration;
+    let (sandbox, mut job) = library_sandbox("");
+    job.limits.memory = 2 << 30;
+    job.limits.processes = 64;
+    job.limits.wall = Duration::from_mins(2);
+    job.limits.cpu = Duration::from_mins(2);
+    job.limits.output = 64 << 20;
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    let build = sandbox.scratch().join("build");
+    fs::write(
+        build.join("Main.java"),
+        "public class Main { public static void main(String[] a) { System.out.println(\"hi\"); } }\n",
+    )
+    .unwrap();
+    fs::write(
+        build.join("main.cpp"),
+        "#include <iostream>\nint main() { std::cout << \"hi\" << std::endl; }\n",
+    )
+    .unwrap();
+    sandbox.hand_over(&build).unwrap();
+    let output = sandbox.scratch().join("built");
+    job.collect = ttt_referee::sandbox::Collect::Tree(output.clone());
+    job.argv = ["/bin/sh", "-c", "javac Main.java && g++ -o prog main.cpp"].map(str::to_owned).to_vec();
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(
+        run.outcome.ending,
+        ttt_referee::sandbox::Ending::Exited(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "", "the build said something");
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "", "the build complained");
+    sandbox.hand_over(&output).unwrap();
+    job.start = Some(output);
+    job.collect = ttt_referee::sandbox::Collect::Nothing;
+    for argv in [&["python3", "-c", "print('hi')"][..], &["java", "Main"], &["./prog"]] {
+        job.argv = argv.iter().map(|a| (*a).to_owned()).collect();
+        let run = sandbox.run(&job).unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert_eq!(run.outcome.ending, ttt_referee::sandbox::Ending::Exited(0), "{argv:?}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "hi\n", "{argv:?}: {stderr}");
+        assert_eq!(stderr, "", "{argv:?}");
+    }
+}

@@ -136,6 +136,9 @@ pub(super) fn fill_run_directory(config: &Config, places: &Places) -> Result<Pat
         let path = places.boxed.join(dir);
         fs::create_dir(&path).map_err(|source| SetupError::BoxDirectory { path: path.clone(), source })?;
     }
+    if places.contained {
+        keep_the_jvm_from_locking(&places.boxed.join("tmp"))?;
+    }
     let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
     if let Some(start) = &places.start {
         copy::copy_tree(start, &run, caps, None).map_err(SetupError::StartingTree)?;
@@ -145,6 +148,20 @@ pub(super) fn fill_run_directory(config: &Config, places: &Places) -> Result<Pat
         fs::copy(&from, run.join(name)).map_err(|source| SetupError::File { from: from.clone(), source })?;
     }
     Ok(run)
+}
+
+/// Set-up, in the container: a JVM makes a file for its performance data
+/// in `/tmp/hsperfdata_<user>/` and `flock`s it, which the seccomp filter
+/// refuses (file locks are a channel between runs, see
+/// [`seccomp`](crate::sandbox::seccomp)), and then it says so on standard
+/// output, before the program's own first line. A file where that
+/// directory would go (the run is `root` inside) makes the JVM do without
+/// the shared data, saying nothing, as it does wherever `/tmp` is not its
+/// own; nothing else reads it.
+fn keep_the_jvm_from_locking(tmp: &Path) -> Result<(), SetupError> {
+    let path = tmp.join("hsperfdata_root");
+    File::create(&path).map_err(|source| SetupError::BoxDirectory { path: path.clone(), source })?;
+    Ok(())
 }
 
 /// Set-up: opens the program's standard input (`/dev/null` if the job has
