@@ -37,6 +37,9 @@
 //! - `finish`: reading what came back (the report, the cgroup, the answer
 //!   and output) into a [`Run`].
 //! - `probe`: which [`Protections`] are in force on this machine.
+//! - `promise`: what every run is promised once the probe has found it,
+//!   and the check that refuses a run with less
+//!   ([`SandboxError::Unprotected`]): the sandbox fails closed.
 //! - `scratch`: where the scratch goes, the run user's id, where copies
 //!   of the referee are installed, and removing the trees in the scratch.
 //! - `files`: reading one file a run left without following a link or

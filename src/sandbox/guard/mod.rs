@@ -23,7 +23,10 @@
 //! Where namespaces cannot be had (a container whose profile forbids them,
 //! such as Docker's default), the guard runs the same steps itself without
 //! the container, in the grader's scratch: the grader's protections list
-//! then says what is missing. What needs no privilege still holds there:
+//! then says what is missing. Only where no container was promised, though:
+//! once the grading's probe had one, a run that cannot have one is not run
+//! at all, and neither is one whose promised Landlock or seccomp filter
+//! cannot be put in force (the job says what is required). What needs no privilege still holds there:
 //! the session, non-dumpable guard, `no_new_privs`, the seccomp filter, the
 //! limits, and Landlock, whose rules then leave out the host's `/dev` (the
 //! scratch is often in `/dev/shm`) and every copy of the referee under the
