@@ -66,7 +66,7 @@ pub enum CopyError {
     /// The files together are larger than the cap (`path` is the file that
     /// took them over it).
     #[error(
-        "the submission is larger than {} (sparse files count at their full size); `{}` takes it over",
+        "the files are larger than {} together (sparse files count at their full size); `{}` takes them over",
         Size(*.limit),
         Shown(.path)
     )]
@@ -77,7 +77,7 @@ pub enum CopyError {
         limit: u64,
     },
     /// The tree holds more entries than the cap.
-    #[error("the submission holds more than {limit} files")]
+    #[error("there are more than {limit} files")]
     TooManyFiles {
         /// The cap on entries.
         limit: u64,
@@ -114,7 +114,7 @@ pub enum CopyError {
         path: PathBuf,
     },
     /// The top is not a directory, or is a symbolic link.
-    #[error("the submission is not a directory (or is a symbolic link)")]
+    #[error("it is not a directory (or is a symbolic link)")]
     NotADirectory,
     /// Reading or writing failed for a reason that is no rule's.
     #[error("`{}` could not be copied: {}", Shown(.path), Plain(.source))]
@@ -675,7 +675,7 @@ mod tests {
         assert!(names(&to).is_empty());
         assert_eq!(
             refused.unwrap_err().to_string(),
-            "the submission is larger than 64 MB (sparse files count at their full size); `huge` takes it over"
+            "the files are larger than 64 MB together (sparse files count at their full size); `huge` takes them over"
         );
     }
 
@@ -702,7 +702,7 @@ mod tests {
         }
         let refused = copy_tree(&from, &to, Caps::SUBMISSION, None).unwrap_err();
         assert!(matches!(refused, CopyError::TooManyFiles { limit: 2_000 }));
-        assert_eq!(refused.to_string(), "the submission holds more than 2000 files");
+        assert_eq!(refused.to_string(), "there are more than 2000 files");
         assert_eq!(fs::read_dir(&to).unwrap().count(), 2_000);
     }
 
@@ -832,10 +832,10 @@ mod tests {
     #[test]
     fn display_texts_are_plain() {
         let cases = [
-            (CopyError::TooManyFiles { limit: 2000 }, "the submission holds more than 2000 files"),
+            (CopyError::TooManyFiles { limit: 2000 }, "there are more than 2000 files"),
             (
                 CopyError::TooBig { path: PathBuf::from("a/big"), limit: 1000 },
-                "the submission is larger than 1000 bytes (sparse files count at their full size); `a/big` takes it over",
+                "the files are larger than 1000 bytes together (sparse files count at their full size); `a/big` takes them over",
             ),
             (
                 CopyError::TooDeep { path: PathBuf::from("a/b/c/d"), limit: 3 },
@@ -849,7 +849,7 @@ mod tests {
                 CopyError::Changed { path: PathBuf::from("src/x") },
                 "`src/x` changed while it was being copied",
             ),
-            (CopyError::NotADirectory, "the submission is not a directory (or is a symbolic link)"),
+            (CopyError::NotADirectory, "it is not a directory (or is a symbolic link)"),
             (
                 CopyError::Io { path: PathBuf::from("x"), source: io::Error::from_raw_os_error(28) },
                 "`x` could not be copied: No space left on device",

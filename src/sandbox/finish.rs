@@ -8,8 +8,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::cgroup;
+use super::files::read_capped;
+use super::promise::Promise;
 use super::protocol::{Closed, Line};
-use super::scratch::read_capped;
 use super::wait::Waited;
 use super::{Collect, Ending, Gaps, Job, Outcome, Run, Sandbox, SandboxError};
 
@@ -17,8 +18,18 @@ use super::{Collect, Ending, Gaps, Job, Outcome, Run, Sandbox, SandboxError};
 /// what its guard wrote on standard error.
 pub(super) fn settled(group: &Result<cgroup::RunGroup, String>, failure: String) -> Settled {
     let (out_of_memory, peak) = group.as_ref().map_or((false, None), |g| (g.out_of_memory(), g.peak()));
-    let no_cpu = group.as_ref().map_or_else(|why| Some(why.clone()), cgroup::RunGroup::no_cpu);
-    Settled { out_of_memory, peak, no_cgroup: group.as_ref().err().cloned(), no_cpu, failure }
+    let Gaps { cgroup: no_cgroup, cpu: no_cpu, .. } = group_gaps(group);
+    Settled { out_of_memory, peak, no_cgroup, no_cpu, failure }
+}
+
+/// The gaps a run's cgroup leaves (none but `cgroup` and `cpu`), known
+/// before the run is handed over.
+pub(super) fn group_gaps(group: &Result<cgroup::RunGroup, String>) -> Gaps {
+    Gaps {
+        cgroup: group.as_ref().err().cloned(),
+        cpu: group.as_ref().map_or_else(|why| Some(why.clone()), cgroup::RunGroup::no_cpu),
+        ..Gaps::default()
+    }
 }
 
 /// A run whose wait is over: how, its report, its wall-clock time, and
@@ -103,8 +114,11 @@ fn read_report(
 }
 
 impl Sandbox {
-    /// Reads a run's report, answer and output once its guard is done with it.
-    pub(super) fn finish(job: &Job, area: &Path, over: Over) -> Result<Run, SandboxError> {
+    /// Reads a run's report, answer and output once its guard is done with
+    /// it; a run that lacked a protection `promise` promised (the guard
+    /// then refuses to start the program, and says what it lacked) is
+    /// [`SandboxError::Unprotected`], whatever else it reported.
+    pub(super) fn finish(job: &Job, area: &Path, over: Over, promise: Promise) -> Result<Run, SandboxError> {
         let start = SandboxError::Start;
         let Over { waited, report, wall, settled } = over;
         if waited == Waited::Stopped {
@@ -117,11 +131,12 @@ impl Sandbox {
         // process the kernel kills when the run is out of memory: the run
         // then ended at its memory limit, not for a fault of the guard.
         let killed = settled.out_of_memory && !timed_out;
-        let (mut outcome, answer, ended) =
-            match read_report(&String::from_utf8_lossy(&report), wall, &mut gaps) {
-                Err(SandboxError::Guard(_)) if killed => (unreported(wall), Err(String::new()), false),
-                read => read?,
-            };
+        let read = read_report(&String::from_utf8_lossy(&report), wall, &mut gaps);
+        promise.check(&gaps)?;
+        let (mut outcome, answer, ended) = match read {
+            Err(SandboxError::Guard(_)) if killed => (unreported(wall), Err(String::new()), false),
+            read => read?,
+        };
         outcome.out_of_memory = settled.out_of_memory;
         if let Some(peak) = settled.peak {
             outcome.max_rss = peak;
@@ -172,12 +187,8 @@ mod tests {
     use super::*;
     use crate::sandbox::Limits;
 
-    /// A run whose guard failed after its process 1 started, as a guard
-    /// killed by the kernel reports it.
-    fn failed(out_of_memory: bool) -> Result<Run, SandboxError> {
-        let area = tempfile::tempdir().unwrap();
-        fs::create_dir(area.path().join("out")).unwrap();
-        let job = Job {
+    fn job() -> Job {
+        Job {
             argv: vec!["./prog".to_owned()],
             start: None,
             files: Vec::new(),
@@ -192,13 +203,15 @@ mod tests {
                 open_files: 64,
             },
             env: Vec::new(),
-        };
-        let why = "the run's init failed: process(/proc/self/exe) received signal SIGKILL";
-        let report = format!(
-            "{}\n{}\n",
-            serde_json::to_string(&Line::Namespaces(None)).unwrap(),
-            serde_json::to_string(&Line::Closed(Closed::Failed(why.to_owned()))).unwrap()
-        );
+        }
+    }
+
+    /// The end of a run whose guard reported `lines`, its wait over as
+    /// `waited`, held to `promise`.
+    fn finished(lines: &[Line], out_of_memory: bool, promise: Promise) -> Result<Run, SandboxError> {
+        let area = tempfile::tempdir().unwrap();
+        fs::create_dir(area.path().join("out")).unwrap();
+        let report: String = lines.iter().map(|line| serde_json::to_string(line).unwrap() + "\n").collect();
         let settled = Settled {
             out_of_memory,
             peak: Some(32 << 20),
@@ -208,7 +221,67 @@ mod tests {
         };
         let over =
             Over { waited: Waited::Closed, report: report.into_bytes(), wall: Duration::ZERO, settled };
-        Sandbox::finish(&job, area.path(), over)
+        Sandbox::finish(&job(), area.path(), over, promise)
+    }
+
+    /// A run whose guard failed after its process 1 started, as a guard
+    /// killed by the kernel reports it.
+    fn failed(out_of_memory: bool) -> Result<Run, SandboxError> {
+        let why = "the run's init failed: process(/proc/self/exe) received signal SIGKILL";
+        finished(
+            &[Line::Namespaces(None), Line::Closed(Closed::Failed(why.to_owned()))],
+            out_of_memory,
+            Promise::default(),
+        )
+    }
+
+    fn ended() -> Line {
+        Line::Ended {
+            code: Some(0),
+            signal: None,
+            cpu_us: 0,
+            max_rss_kb: 0,
+            written: 0,
+            full: false,
+            answer: None,
+            timed_out: false,
+        }
+    }
+
+    /// A guard that refused to run without the container it was promised
+    /// (it says why there is none, then fails) is a refused run that names
+    /// the container, not a guard's failure.
+    #[test]
+    fn a_run_refused_for_want_of_its_container_says_so() {
+        let promise = Promise::of(&Gaps::default());
+        let lines = [
+            Line::Namespaces(Some("unshare: EPERM".to_owned())),
+            Line::Failed("no container could be made (unshare: EPERM)".to_owned()),
+        ];
+        let error = finished(&lines, false, promise).unwrap_err();
+        assert!(
+            matches!(&error, SandboxError::Unprotected { missing } if missing.len() == 1
+                && missing[0].protection == "the container" && missing[0].why == "unshare: EPERM"),
+            "{error:?}"
+        );
+    }
+
+    /// A run that got less than promised and ran all the same (a guard
+    /// that did not hold to it) is refused when it is over: what it did
+    /// is never handed back as a run.
+    #[test]
+    fn a_run_that_ran_with_less_than_promised_is_not_handed_back() {
+        let promise = Promise::of(&Gaps::default());
+        let lines = [
+            Line::Namespaces(None),
+            Line::Confined { landlock: None, seccomp: Some("EINVAL".to_owned()) },
+            ended(),
+        ];
+        let error = finished(&lines, false, promise).unwrap_err();
+        assert!(error.to_string().ends_with("the seccomp filter: EINVAL"), "{error}");
+        // Where nothing was promised, the same run is a run, its gap said.
+        let run = finished(&lines, false, Promise::default()).unwrap();
+        assert_eq!(run.gaps.seccomp.as_deref(), Some("EINVAL"));
     }
 
     #[test]

@@ -13,17 +13,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use super::finish::{Over, settled};
+use super::files::{measure, read_capped};
+use super::finish::{Over, group_gaps, settled};
 use super::in_flight::collect_in_flight;
+use super::promise::Promise;
 use super::protocol::{
     Bring, Closed, Config, FILES, GUARD_ARG, GUARD_ERRORS, LIVE_END, LIVE_IN, LIVE_OUT, Plan, REPORT_CAP,
     STDIN, Said, closing, said,
 };
-use super::scratch::{
-    in_system_dirs, installed, read_capped, remove_all, scratch_base, tree_size, unused_uid,
-};
+use super::root::in_system_dirs;
+use super::scratch::{installed, remove_all, scratch_base, unused_uid};
 use super::wait::{GRACE, Waited, kill_group, wait};
-use super::{Collect, Job, Run, SandboxError, cgroup, copy, guard, launcher};
+use super::{Collect, Fault, Gaps, Job, Run, SandboxError, cgroup, copy, guard, launcher};
 
 /// The guard and everything runs share: scratch, run user, cgroups.
 #[derive(Debug)]
@@ -43,6 +44,11 @@ pub struct Sandbox {
     roots: Mutex<Vec<PathBuf>>,
     /// [`Sandbox::start_size`]'s measurements, by tree.
     sizes: Mutex<std::collections::HashMap<PathBuf, (u64, u64)>>,
+    /// What every run is promised: nothing until the probe, then what the
+    /// probe's run had ([`promise`](super::promise)).
+    promise: Mutex<Promise>,
+    /// Failures a test injected ([`Sandbox::inject_fault`]).
+    faults: Mutex<Vec<Fault>>,
 }
 
 impl Sandbox {
@@ -99,6 +105,8 @@ impl Sandbox {
             stop,
             roots: Mutex::new(Vec::new()),
             sizes: Mutex::new(std::collections::HashMap::new()),
+            promise: Mutex::new(Promise::default()),
+            faults: Mutex::new(Vec::new()),
         };
         sandbox.hand_over(&skeleton)?;
         if let Some(uid) = run_as {
@@ -143,15 +151,47 @@ impl Sandbox {
         copy::give_tree(path, uid, copy::RUN_TREE_DEPTH)
     }
 
+    /// Makes the sandbox meet `fault` from now on, to show what it does
+    /// then. For tests of the sandbox's own failures; a grading never
+    /// calls it.
+    #[doc(hidden)]
+    pub fn inject_fault(&self, fault: Fault) {
+        self.faults.lock().unwrap_or_else(PoisonError::into_inner).push(fault);
+    }
+
+    /// Whether a test injected `fault`.
+    fn faulty(&self, fault: Fault) -> bool {
+        self.faults.lock().unwrap_or_else(PoisonError::into_inner).contains(&fault)
+    }
+
+    /// What every run is promised from now on.
+    pub(super) fn promised(&self) -> Promise {
+        *self.promise.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Promises every later run what `promise` says (the probe's finding).
+    pub(super) fn promise(&self, promise: Promise) {
+        *self.promise.lock().unwrap_or_else(PoisonError::into_inner) = promise;
+    }
+
     /// Runs `job` and waits for it, killing the run at its wall-clock
     /// limit. Everything the program started is gone when this returns.
+    ///
+    /// # Errors
+    ///
+    /// [`SandboxError::Unprotected`] when the run would have had less
+    /// protection than the sandbox's probe found ([`Sandbox::probe`]): the
+    /// program is not run then (never without the container it was
+    /// promised), or what it did is not handed back.
     pub fn run(&self, job: &Job) -> Result<Run, SandboxError> {
         if self.stop.load(Ordering::SeqCst) {
             return Err(SandboxError::Interrupted);
         }
+        let promise = self.promised();
         let (area, root) = self.place()?;
-        let result =
-            self.prepare(job, &area, &root, false).and_then(|config| self.run_in(job, &config, &area));
+        let result = self
+            .prepare(job, &area, &root, false, promise)
+            .and_then(|config| self.run_in(job, &config, &area, promise));
         self.clear(&area, root);
         result
     }
@@ -182,28 +222,36 @@ impl Sandbox {
     }
 
     /// Runs a job whose area is laid out (`config`, from
-    /// [`Sandbox::prepare`]) and waits for it.
-    pub(super) fn run_in(&self, job: &Job, config: &[u8], area: &Path) -> Result<Run, SandboxError> {
+    /// [`Sandbox::prepare`] with the same `promise`) and waits for it.
+    pub(super) fn run_in(
+        &self,
+        job: &Job,
+        config: &[u8],
+        area: &Path,
+        promise: Promise,
+    ) -> Result<Run, SandboxError> {
         let began = Instant::now();
-        let over = match self.launchers.take(&job.limits) {
-            Some(launcher) => match self.by_launcher(launcher, job, config, area, began) {
+        let launcher = if self.faulty(Fault::NoLaunchers) { None } else { self.launchers.take(&job.limits) };
+        let over = match launcher {
+            Some(launcher) => match self.by_launcher(launcher, job, config, area, began, promise)? {
                 Some(over) => over,
-                None => self.by_guard(job, config, began)?,
+                None => self.by_guard(job, config, began, promise)?,
             },
-            None => self.by_guard(job, config, began)?,
+            None => self.by_guard(job, config, began, promise)?,
         };
-        Sandbox::finish(job, area, over)
+        Sandbox::finish(job, area, over, promise)
     }
 
     /// Lays out a run's area (its input files, the output directory; for
     /// a `live` run the FIFOs its streams go through) and makes the
-    /// guard's job.
+    /// guard's job, which requires what `promise` promises.
     pub(super) fn prepare(
         &self,
         job: &Job,
         area: &Path,
         root: &Path,
         live: bool,
+        promise: Promise,
     ) -> Result<Vec<u8>, SandboxError> {
         let start = SandboxError::Start;
         for dir in ["in/files", "out"] {
@@ -254,14 +302,22 @@ impl Sandbox {
             // the file system's own bookkeeping.
             box_bytes: start_bytes + input_bytes + job.limits.output + (1 << 20) + 4096 * start_files,
             box_inodes: start_files + job.files.len() as u64 + 10_000,
+            required: promise.required(),
+            faults: self.faults.lock().unwrap_or_else(PoisonError::into_inner).clone(),
         };
         serde_json::to_vec(&config).map_err(|e| start(io::Error::other(e)))
     }
 
     /// Runs a job with a guard of its own, started for it (where launchers
     /// cannot be had), and waits for the guard to exit.
-    fn by_guard(&self, job: &Job, config: &[u8], began: Instant) -> Result<Over, SandboxError> {
-        let (mut child, group) = self.start_guard(job, config)?;
+    fn by_guard(
+        &self,
+        job: &Job,
+        config: &[u8],
+        began: Instant,
+        promise: Promise,
+    ) -> Result<Over, SandboxError> {
+        let (mut child, group) = self.start_guard(job, config, promise)?;
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
         let deadline = began + job.limits.wall + GRACE;
@@ -286,8 +342,12 @@ impl Sandbox {
     }
 
     /// Runs a job through a ready launcher; `None` when it could not (no
-    /// container can be made here, and launchers are given up; or it
-    /// could not be handed the job), and the caller starts a guard.
+    /// container can be made here and none was promised, and launchers
+    /// are given up; or it could not be handed the job), and the caller
+    /// starts a guard. A launcher whose cgroup lacks what was promised is
+    /// handed nothing, and one that could make no container when one was
+    /// promised refuses the run ([`SandboxError::Unprotected`]): nothing
+    /// is then run without it, and the next run tries a launcher again.
     fn by_launcher(
         &self,
         mut launcher: launcher::Launcher,
@@ -295,10 +355,15 @@ impl Sandbox {
         config: &[u8],
         area: &Path,
         began: Instant,
-    ) -> Option<Over> {
+        promise: Promise,
+    ) -> Result<Option<Over>, SandboxError> {
+        if let Err(refused) = promise.check(&group_gaps(&launcher.group)) {
+            launcher.discard();
+            return Err(refused);
+        }
         if launcher.send(config).is_err() {
             launcher.discard();
-            return None;
+            return Ok(None);
         }
         let mut report = Vec::new();
         let until = |report: &[u8]| match said(report) {
@@ -310,10 +375,13 @@ impl Sandbox {
         let waited =
             wait(&mut launcher.process, &mut launcher.output, &mut report, deadline, &self.stop, until);
         let wall = began.elapsed();
-        if waited == Waited::Closed && matches!(closing(&report), Some(Closed::NoContainer(_))) {
+        if waited == Waited::Closed
+            && let Some(Closed::NoContainer(why)) = closing(&report)
+        {
             launcher.discard();
+            promise.check(&Gaps { namespaces: Some(why), ..Gaps::default() })?;
             self.launchers.give_up();
-            return None;
+            return Ok(None);
         }
         // Timed out, interrupted or dead: its process group was killed (by
         // `wait`); the rest of its cgroup goes too, and so does it.
@@ -331,22 +399,27 @@ impl Sandbox {
         if usable {
             self.launchers.give_back(launcher, report.clone());
         }
-        Some(Over { waited, report, wall, settled })
+        Ok(Some(Over { waited, report, wall, settled }))
     }
 
     /// The bytes and files of a run's starting tree, measured once: every
     /// test of a submission starts from the same build.
     fn start_size(&self, start: &Path) -> (u64, u64) {
         let mut sizes = self.sizes.lock().unwrap_or_else(PoisonError::into_inner);
-        *sizes.entry(start.to_path_buf()).or_insert_with(|| tree_size(start, 0))
+        *sizes.entry(start.to_path_buf()).or_insert_with(|| {
+            let size = measure(start);
+            (size.bytes, size.files)
+        })
     }
 
     /// Starts the guard in the run's cgroup (when there is one) and hands it
-    /// the job.
+    /// the job; a guard whose cgroup lacks what was promised is killed
+    /// before it has the job.
     fn start_guard(
         &self,
         job: &Job,
         config: &[u8],
+        promise: Promise,
     ) -> Result<(Child, Result<cgroup::RunGroup, String>), SandboxError> {
         let mut command = Command::new(&self.guard);
         command
@@ -373,6 +446,11 @@ impl Sandbox {
             },
             Err(why) => Err(why.clone()),
         };
+        if let Err(refused) = promise.check(&group_gaps(&group)) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(refused);
+        }
         // The job goes in only once the guard is in its group, so that
         // everything it starts is counted.
         if let Some(mut stdin) = child.stdin.take() {

@@ -63,4 +63,52 @@ pub enum SandboxError {
     /// begun, was killed.
     #[error("interrupted")]
     Interrupted,
+    /// The run would have had less protection than the sandbox promised
+    /// when its probe ([`Sandbox::probe`](super::Sandbox::probe)) found
+    /// what holds on this machine: a container, Landlock or the seccomp
+    /// filter that could not be had this time, or a cgroup without what
+    /// the others had. The program was not started (or, should a
+    /// protection be found missing only once the run is over, nothing it
+    /// did is handed back): nothing of it may count.
+    #[error(
+        "the run was refused: it lacked protections the sandbox promised when the grading began: {}",
+        Missing::list(.missing)
+    )]
+    Unprotected {
+        /// Each protection promised and missing, with why.
+        missing: Vec<Missing>,
+    },
+}
+
+/// A protection a run was promised and did not get ([`SandboxError::Unprotected`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// Which: "the container", "Landlock", "the seccomp filter", "the
+    /// cgroup", "the CPU share".
+    pub protection: &'static str,
+    /// Why it was missing, as the guard or the kernel said.
+    pub why: String,
+}
+
+impl Missing {
+    /// `protection: why`, each, joined by `; `.
+    fn list(missing: &[Missing]) -> String {
+        missing.iter().map(|m| format!("{}: {}", m.protection, m.why)).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// A failure a test makes the sandbox meet, to show what it does then
+/// ([`Sandbox::inject_fault`](super::Sandbox::inject_fault)). A grading
+/// never sets one.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Fault {
+    /// Every container the guard is asked for from now on fails to be
+    /// made, as where namespaces cannot be had.
+    NoContainer,
+    /// The seccomp filter fails to be installed from now on.
+    NoSeccomp,
+    /// No launcher is used from now on: every run starts a guard of its
+    /// own.
+    NoLaunchers,
 }

@@ -71,8 +71,9 @@ impl Sandbox {
         if self.stopper().load(Ordering::SeqCst) {
             return Err(SandboxError::Interrupted);
         }
+        let promise = self.promised();
         let (area, root) = self.place()?;
-        let opened = self.prepare(job, &area, &root, true).and_then(|config| {
+        let opened = self.prepare(job, &area, &root, true, promise).and_then(|config| {
             let fifo = |path: std::path::PathBuf, read: bool, write: bool| {
                 OpenOptions::new()
                     .read(read)
@@ -98,7 +99,7 @@ impl Sandbox {
         let sandbox = Arc::clone(self);
         let job = job.clone();
         let run = std::thread::spawn(move || {
-            let result = sandbox.run_in(&job, &config, &area);
+            let result = sandbox.run_in(&job, &config, &area, promise);
             sandbox.clear(&area, root);
             result
         });

@@ -37,8 +37,17 @@
 //! - `finish`: reading what came back (the report, the cgroup, the answer
 //!   and output) into a [`Run`].
 //! - `probe`: which [`Protections`] are in force on this machine.
-//! - `scratch`: where the scratch goes, the run user's id, and the trees
-//!   in the scratch (measured, read, removed).
+//! - `promise`: what every run is promised once the probe has found it,
+//!   and the check that refuses a run with less
+//!   ([`SandboxError::Unprotected`]): the sandbox fails closed.
+//! - `scratch`: where the scratch goes, the run user's id, where copies
+//!   of the referee are installed, and removing the trees in the scratch.
+//! - `files`: reading one file a run left without following a link or
+//!   waiting on a FIFO, and measuring a tree; both sides use it.
+//! - `root`: what a run's container holds, as a list of mounts (data, as
+//!   bubblewrap's `SetupOp`s), which the guard makes the root from and
+//!   the grader reads for the copies of the referee to mask and for its
+//!   protections list.
 //! - [`cgroup`]: the control groups.
 //! - `protocol`: what the grader and the guard must agree on: the stage
 //!   arguments, the job (`Config`), the area's file names and
@@ -56,6 +65,7 @@
 
 pub mod cgroup;
 pub mod copy;
+mod files;
 mod finish;
 mod guard;
 mod host;
@@ -64,16 +74,19 @@ mod job;
 mod launcher;
 mod live;
 mod probe;
+mod promise;
 mod protocol;
+mod root;
 mod scratch;
 mod seccomp;
 mod wait;
 
 pub use crate::outcome::{Ending, Gaps, Limits, Outcome, Run};
+pub use files::read_capped;
 pub use guard::guard_main;
 pub use host::Sandbox;
-pub use job::{Collect, Job, PATH, SandboxError};
+pub use job::{Collect, Fault, Job, Missing, PATH, SandboxError};
 pub use live::{Session, Silence};
 pub use probe::{Protection, Protections};
 pub use protocol::{GUARD_ARG, INIT_ARG, LAUNCH_ARG};
-pub use scratch::{read_capped, remove_all};
+pub use scratch::remove_all;

@@ -5,6 +5,8 @@
 use serde::Serialize;
 
 use super::guard::{MEMLOCK, MSGQUEUE, SIGPENDING, UMASK};
+use super::promise::Promise;
+use super::root;
 use super::{Collect, Ending, Job, Limits, Sandbox, SandboxError};
 
 /// One protection and whether it is in force.
@@ -46,7 +48,11 @@ impl std::fmt::Display for Protections {
 }
 
 impl Sandbox {
-    /// Finds what the sandbox enforces here by running `true` through it.
+    /// Finds what the sandbox enforces here by running `true` through it,
+    /// and promises every later run what that run had: from then on a run
+    /// that would have less is refused with
+    /// [`SandboxError::Unprotected`], and none runs without a container
+    /// once this one had one.
     pub fn probe(&self, limits: Limits) -> Result<Protections, SandboxError> {
         let job = Job {
             argv: vec!["true".to_owned()],
@@ -66,6 +72,8 @@ impl Sandbox {
             )));
         }
         let gaps = run.gaps;
+        // Every later run is held to what this one had.
+        self.promise(Promise::of(&gaps));
         let contained = |name: &str| Protection { name: name.to_owned(), missing: gaps.namespaces.clone() };
         // Without the container, the referee's copies are out of reach
         // only where Landlock leaves them out of its rules.
@@ -78,10 +86,10 @@ impl Sandbox {
                     .to_owned(),
                 missing: gaps.seccomp.clone(),
             },
-            contained(
-                "its own root: /usr, /bin, /lib* read-only, a minimal /etc and /dev, a fresh /proc; \
-                 nothing of the grader's, the tests', other submissions' or the host's",
-            ),
+            contained(&format!(
+                "its own root: {}; nothing of the grader's, the tests', other submissions' or the host's",
+                root::described()
+            )),
             contained("its own PID, network, IPC and UTS namespaces: every process ends with its run, no network"),
             Protection {
                 name: "no copy of the referee to run, by PATH, /proc or its install path".to_owned(),

@@ -8,12 +8,14 @@
 //! [`REPORT_CAP`] bytes of them. The guard ([`guard`](super::guard)) reads
 //! the same [`Config`], finds its files by the same names, and writes the
 //! same lines. A change here is a change to both sides at once: this file
-//! imports nothing of either, only the public [`Limits`] a job carries.
+//! imports nothing of either, only the public data of a job: the
+//! [`Limits`] it carries, and the [`Fault`]s a test may inject.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::job::Fault;
 use crate::outcome::Limits;
 
 /// The first argument that starts this binary as the guard rather than as
@@ -61,6 +63,27 @@ pub(super) struct Config {
     /// The box's size and its number of files.
     pub(super) box_bytes: u64,
     pub(super) box_inodes: u64,
+    /// What the guard must have in force before it starts the program:
+    /// what the grading was promised.
+    pub(super) required: Required,
+    /// Failures a test injected; empty in a grading.
+    #[serde(default)]
+    pub(super) faults: Vec<Fault>,
+}
+
+/// The protections the guard must put in force or start nothing (as each
+/// of isolate's set-up steps dies rather than be skipped): those the
+/// sandbox promised when its probe found them on this machine. Before the
+/// probe nothing is required, and the guard runs a program with what it
+/// can have, saying what is missing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Required {
+    /// The container: without one, the program is not run bare.
+    pub(super) container: bool,
+    /// Landlock's rules.
+    pub(super) landlock: bool,
+    /// The seccomp filter.
+    pub(super) seccomp: bool,
 }
 
 /// A [`Job`](super::Job) as the guard sees it: its files already in the run's area.

@@ -1,11 +1,11 @@
 //! The scratch directory and the trees in it: where the scratch goes and
-//! which user a root grader's runs are, which copies of the referee the
-//! container must hide, and measuring, reading and removing the trees the
-//! grader and its runs leave there.
+//! which user a root grader's runs are, where copies of the referee are
+//! installed (the container must hide those it shows), and removing the
+//! trees the grader and its runs leave there. Reading and measuring them
+//! is [`files`](super::files)' work.
 
-use std::fs::{self, OpenOptions};
-use std::io::Read;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The first of the user ids a root grader picks from for its runs: far
@@ -81,26 +81,6 @@ pub(super) fn installed() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether `path` is under a directory the container binds.
-pub(super) fn in_system_dirs(path: &Path) -> bool {
-    ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"].iter().any(|d| path.starts_with(d))
-}
-
-/// The bytes and files under `path` (not following links); the grader's
-/// own trees only.
-pub(super) fn tree_size(path: &Path, depth: u32) -> (u64, u64) {
-    let Ok(meta) = fs::symlink_metadata(path) else { return (0, 0) };
-    if !meta.is_dir() || depth > 64 {
-        return (meta.len(), 1);
-    }
-    fs::read_dir(path).map_or((0, 1), |entries| {
-        entries
-            .flatten()
-            .map(|e| tree_size(&e.path(), depth + 1))
-            .fold((0, 1), |(b, f), (b2, f2)| (b + b2, f + f2))
-    })
-}
-
 /// Removes a directory tree, even one whose program took its own
 /// permissions away.
 pub fn remove_all(path: &Path) {
@@ -118,21 +98,4 @@ pub fn remove_all(path: &Path) {
         open_up(path);
         let _ = fs::remove_dir_all(path);
     }
-}
-
-/// Reads at most `limit` bytes of `path`, never following a link or
-/// blocking on a FIFO; `None` if it is missing or not a regular file.
-#[must_use]
-pub fn read_capped(path: &Path, limit: u64) -> Option<Vec<u8>> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    file.take(limit).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
 }

@@ -7,6 +7,21 @@
 //! program has no use for. Refused calls fail with `EPERM`; `clone3`, whose
 //! flags a filter cannot see, fails with `ENOSYS` so that the C library falls
 //! back to `clone`, whose flags it can.
+//!
+//! Runs at once share the inodes of the system directories and of the
+//! grading's skeleton (bound read-only, the same files for every run), so
+//! whatever the kernel keeps on an inode for anyone who can open it is a
+//! channel between them: a lock one run takes on `/usr/bin/python3` another
+//! can see, and a watch on a file tells one run when another reads it. So
+//! file locks (`flock`, and `fcntl`'s POSIX and open-file-description
+//! locks) fail with `ENOLCK`, as on a file system without locks; leases,
+//! directory notification (`F_NOTIFY`), inotify watches and fanotify fail
+//! with `EPERM`. A filter cannot see which file a call is about, so this
+//! holds for the run's own files too; the JVM, the one runtime found to lock
+//! a file of its own (its `hsperfdata` file in `/tmp`), is kept from making
+//! that file ([`guard`](super::guard)'s set-up), and runs as before.
+//! `fcntl`'s and `ioctl`'s commands are compared as the 32 bits the kernel
+//! reads: a command with its upper bits set is the same command.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +36,17 @@ use seccompiler::{
 /// (`TIOCLINUX`, which can also paste into a terminal).
 #[allow(clippy::unnecessary_cast, reason = "the request's type differs between C libraries")]
 const IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+
+/// `fcntl` commands that take a file lock (`lockf` is `F_SETLK`): refused
+/// with `ENOLCK`. Testing for a lock (`F_GETLK`) is left: no run can hold
+/// one for another to find.
+const LOCKS: [u64; 4] =
+    [libc::F_SETLK as u64, libc::F_SETLKW as u64, libc::F_OFD_SETLK as u64, libc::F_OFD_SETLKW as u64];
+
+/// `fcntl` commands refused with `EPERM`: a lease (a signal when another
+/// opens the file) and directory notification (a signal when another
+/// reads a file in the directory).
+const NOTIFYING: [u64; 2] = [libc::F_SETLEASE as u64, libc::F_NOTIFY as u64];
 
 /// `clone` flags that make a namespace: a run may not make its own.
 const NAMESPACE_FLAGS: [u64; 7] = [
@@ -70,6 +96,10 @@ const REFUSED: &[i64] = &[
     libc::SYS_syslog,
     libc::SYS_open_by_handle_at,
     libc::SYS_name_to_handle_at,
+    // Watches on files other runs read too (see the module's comment).
+    libc::SYS_inotify_add_watch,
+    libc::SYS_fanotify_init,
+    libc::SYS_fanotify_mark,
 ];
 
 /// Why the filter could not be made or installed.
@@ -83,6 +113,15 @@ fn condition(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, 
     SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
 }
 
+/// A rule that argument `arg`, an `unsigned int` to the kernel (a command),
+/// is `value`: only its lower 32 bits are compared, as the kernel reads it.
+fn command(arg: u8, value: u64) -> Result<SeccompRule, Error> {
+    rule(vec![
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+            .map_err(|e| e.to_string())?,
+    ])
+}
+
 fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, Error> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
     let errno = u32::try_from(errno).map_err(|e| e.to_string())?;
@@ -91,16 +130,15 @@ fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProg
         .map_err(|e| e.to_string())
 }
 
-/// The two programs: the refusals with `EPERM`, and `clone3` with `ENOSYS`.
-pub fn programs() -> Result<[BpfProgram; 2], Error> {
+/// The three programs: the refusals with `EPERM`, file locks with
+/// `ENOLCK`, and `clone3` with `ENOSYS`.
+pub fn programs() -> Result<[BpfProgram; 3], Error> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = REFUSED.iter().map(|&call| (call, Vec::new())).collect();
     rules.insert(
         libc::SYS_ioctl,
-        IOCTLS
-            .iter()
-            .map(|&request| rule(vec![condition(1, SeccompCmpOp::Eq, request)?]))
-            .collect::<Result<_, _>>()?,
+        IOCTLS.iter().map(|&request| command(1, request)).collect::<Result<_, _>>()?,
     );
+    rules.insert(libc::SYS_fcntl, NOTIFYING.iter().map(|&cmd| command(1, cmd)).collect::<Result<_, _>>()?);
     rules.insert(
         libc::SYS_clone,
         NAMESPACE_FLAGS
@@ -109,8 +147,15 @@ pub fn programs() -> Result<[BpfProgram; 2], Error> {
             .collect::<Result<_, _>>()?,
     );
     let refused = compile(rules, libc::EPERM)?;
+    let locks = compile(
+        BTreeMap::from([
+            (libc::SYS_flock, Vec::new()),
+            (libc::SYS_fcntl, LOCKS.iter().map(|&cmd| command(1, cmd)).collect::<Result<_, _>>()?),
+        ]),
+        libc::ENOLCK,
+    )?;
     let clone3 = compile(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), libc::ENOSYS)?;
-    Ok([refused, clone3])
+    Ok([refused, locks, clone3])
 }
 
 /// Installs the filter on the calling thread and everything it starts from
@@ -128,9 +173,10 @@ mod tests {
 
     #[test]
     fn the_filter_compiles_for_this_machine() {
-        let [refused, clone3] = programs().unwrap();
+        let [refused, locks, clone3] = programs().unwrap();
         // Each listed call costs at least a comparison and a return.
         assert!(refused.len() > REFUSED.len() * 2, "{}", refused.len());
+        assert!(locks.len() > LOCKS.len() * 2, "{}", locks.len());
         assert!(!clone3.is_empty());
     }
 }

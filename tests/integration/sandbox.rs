@@ -721,3 +721,226 @@ fn a_job_asking_for_more_open_files_than_the_guard_may_give_fails_saying_why() {
         "{error}"
     );
 }
+
+/// A program that says it ran twice over: a line on standard output, and
+/// a UDP datagram to `port` on the host's loopback, which a run in its
+/// container (a network namespace of its own) cannot reach, and a run
+/// without one can (Landlock rules TCP only).
+fn witness(port: u16) -> Vec<String> {
+    let code = format!(
+        "import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'ran', ('127.0.0.1', {port}))\n\
+         except OSError:\n    pass\nprint('ran')\n"
+    );
+    ["python3", "-c", &code].map(str::to_owned).to_vec()
+}
+
+/// Asserts that `result` is a refused run naming `protection`.
+fn refused(result: Result<ttt_referee::sandbox::Run, ttt_referee::sandbox::SandboxError>, protection: &str) {
+    use ttt_referee::sandbox::SandboxError;
+    match result {
+        Err(SandboxError::Unprotected { missing }) => {
+            assert!(missing.iter().any(|m| m.protection == protection), "{missing:?}");
+            let error = SandboxError::Unprotected { missing }.to_string();
+            assert!(
+                error.starts_with("the run was refused: it lacked protections the sandbox promised"),
+                "{error}"
+            );
+        }
+        Ok(run) => panic!(
+            "a run without {protection} was not refused: gaps {:?}, stdout {:?}",
+            run.gaps,
+            String::from_utf8_lossy(&run.stdout)
+        ),
+        Err(e) => panic!("a run without {protection} failed otherwise: {e}"),
+    }
+}
+
+/// The sandbox fails closed. Once its probe found every protection (as
+/// `--require-sandbox` demands before grading), a container that can no
+/// longer be made mid-grading (a fault injected into the guard's set-up)
+/// refuses each later run, naming the container: through a launcher,
+/// through a guard of its own once launchers are not used, and live. No
+/// run is made without its container: the program, which would signal a
+/// listener on the host's loopback from outside a network namespace,
+/// never does.
+#[test]
+fn a_container_lost_mid_grading_refuses_the_next_runs_and_runs_nothing_bare() {
+    use std::time::Duration;
+    use ttt_referee::sandbox::Fault;
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let (sandbox, mut job) = library_sandbox("");
+    job.argv = witness(listener.local_addr().unwrap().port());
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "ran\n", "{}", String::from_utf8_lossy(&run.stderr));
+    sandbox.inject_fault(Fault::NoContainer);
+    for _ in 0..3 {
+        refused(sandbox.run(&job), "the container");
+    }
+    sandbox.inject_fault(Fault::NoLaunchers);
+    refused(sandbox.run(&job), "the container");
+    let sandbox = std::sync::Arc::new(sandbox);
+    let session = sandbox.start(&job).unwrap();
+    refused(session.end(Duration::from_secs(1)), "the container");
+    let mut heard = [0; 16];
+    assert!(listener.recv(&mut heard).is_err(), "a program ran without its container");
+}
+
+/// A seccomp filter that cannot be installed mid-grading refuses the run
+/// too: the guard starts nothing without a wall it was promised.
+#[test]
+fn a_seccomp_filter_lost_mid_grading_refuses_the_run() {
+    use ttt_referee::sandbox::Fault;
+    let (sandbox, job) = library_sandbox("echo ran");
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    sandbox.inject_fault(Fault::NoSeccomp);
+    refused(sandbox.run(&job), "the seccomp filter");
+    sandbox.inject_fault(Fault::NoLaunchers);
+    refused(sandbox.run(&job), "the seccomp filter");
+}
+
+/// Where nothing was promised (no probe, or a probe that found no
+/// container, as on a machine that forbids namespaces), a run without a
+/// container runs with what remains and says what it lacked, as before.
+#[test]
+fn without_a_promise_a_run_without_a_container_runs_and_says_so() {
+    use ttt_referee::sandbox::Fault;
+    let (sandbox, job) = library_sandbox("echo ran");
+    sandbox.inject_fault(Fault::NoContainer);
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "ran\n", "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.gaps.namespaces.as_deref().is_some_and(|why| why.contains("injected")), "{:?}", run.gaps);
+    // A probe now finds no container, and promises none: runs go on.
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(!protections.complete());
+    assert_eq!(String::from_utf8_lossy(&sandbox.run(&job).unwrap().stdout), "ran\n");
+}
+
+/// A file under `/usr/share/doc` (one the host seldom reads), for the
+/// channels test to watch.
+fn seldom_read_system_file() -> PathBuf {
+    let mut docs: Vec<PathBuf> =
+        fs::read_dir("/usr/share/doc").unwrap().flatten().map(|e| e.path()).collect();
+    docs.sort();
+    docs.iter()
+        .map(|dir| dir.join("copyright"))
+        .find(|file| fs::symlink_metadata(file).is_ok_and(|m| m.is_file()))
+        .expect("a copyright file under /usr/share/doc")
+}
+
+/// No channel between runs: two programs run at once in one grading (two
+/// bots in a game), one taking every lock, name and kernel object it can
+/// and reading files both see, the other looking for each, sense nothing
+/// of each other. The channels tried: flock, POSIX and OFD locks on
+/// read-only system and skeleton files (one inode for every run), their
+/// traces in `/proc/locks`, an abstract unix socket, loopback TCP and UDP
+/// ports, System V message queues, semaphores and shared memory, POSIX shared
+/// memory and message queues, files in `/tmp` and `/dev/shm`, each other's
+/// processes in `/proc`, inotify, dnotify and fanotify on the files both
+/// read, and a shared file's access time
+/// (`fixtures/sandbox-channels/channels.c`, bounded by `alarm(30)`).
+#[test]
+fn two_runs_at_once_sense_nothing_of_each_other() {
+    use std::time::{Duration, Instant};
+    let (sandbox, mut job) = library_sandbox("");
+    let build = sandbox.scratch().join("build");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sandbox-channels/channels.c");
+    let compiled = std::process::Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(build.join("channels"))
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    sandbox.hand_over(&build).unwrap();
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    let system = seldom_read_system_file();
+    let sandbox = std::sync::Arc::new(sandbox);
+    let soon = || Instant::now() + Duration::from_secs(10);
+    let argv = |role: &str| {
+        ["./channels", role, &system.to_string_lossy(), "/usr/bin/env", "/etc/hostname"]
+            .map(str::to_owned)
+            .to_vec()
+    };
+    job.argv = argv("watch");
+    let mut watcher = sandbox.start(&job).unwrap();
+    let watching = String::from_utf8_lossy(&watcher.receive(soon(), 200).unwrap()).into_owned();
+    assert!(watching.starts_with("watching"), "{watching}");
+    job.argv = argv("send");
+    let mut sender = sandbox.start(&job).unwrap();
+    let ready = String::from_utf8_lossy(&sender.receive(soon(), 2000).unwrap()).into_owned();
+    assert!(ready.starts_with("ready"), "{ready}");
+    watcher.send(b"sense\n", soon()).unwrap();
+    let mut report = Vec::new();
+    loop {
+        let line = String::from_utf8_lossy(&watcher.receive(soon(), 200).unwrap()).into_owned();
+        if line == "done" {
+            break;
+        }
+        report.push(line);
+    }
+    sender.end(Duration::from_secs(1)).unwrap();
+    watcher.end(Duration::from_secs(1)).unwrap();
+    let shown = format!("the sender: {ready}\nthe watcher: {watching}\n{}", report.join("\n"));
+    eprintln!("{shown}");
+    assert_eq!(report.len(), 20, "{shown}");
+    let sensed: Vec<&String> = report.iter().filter(|line| !line.ends_with(": nothing")).collect();
+    assert!(sensed.is_empty(), "one run sensed the other: {sensed:?}\n{shown}");
+}
+
+/// The seccomp filter refuses every file lock (a lock on a file all runs
+/// share is a channel between them), and the runtimes still start and
+/// run as before: Python, a g++ build and its program, javac and the JVM
+/// (which locks a file of its own in `/tmp`, and is kept from making it),
+/// each with exactly its own output and nothing on standard error.
+#[test]
+fn python_gcc_and_the_jvm_run_as_before_under_the_lock_rules() {
+    use std::time::Duration;
+    let (sandbox, mut job) = library_sandbox("");
+    job.limits.memory = 2 << 30;
+    job.limits.processes = 64;
+    job.limits.wall = Duration::from_mins(2);
+    job.limits.cpu = Duration::from_mins(2);
+    job.limits.output = 64 << 20;
+    let protections = sandbox.probe(job.limits).unwrap();
+    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    let build = sandbox.scratch().join("build");
+    fs::write(
+        build.join("Main.java"),
+        "public class Main { public static void main(String[] a) { System.out.println(\"hi\"); } }\n",
+    )
+    .unwrap();
+    fs::write(
+        build.join("main.cpp"),
+        "#include <iostream>\nint main() { std::cout << \"hi\" << std::endl; }\n",
+    )
+    .unwrap();
+    sandbox.hand_over(&build).unwrap();
+    let output = sandbox.scratch().join("built");
+    job.collect = ttt_referee::sandbox::Collect::Tree(output.clone());
+    job.argv = ["/bin/sh", "-c", "javac Main.java && g++ -o prog main.cpp"].map(str::to_owned).to_vec();
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(
+        run.outcome.ending,
+        ttt_referee::sandbox::Ending::Exited(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "", "the build said something");
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "", "the build complained");
+    sandbox.hand_over(&output).unwrap();
+    job.start = Some(output);
+    job.collect = ttt_referee::sandbox::Collect::Nothing;
+    for argv in [&["python3", "-c", "print('hi')"][..], &["java", "Main"], &["./prog"]] {
+        job.argv = argv.iter().map(|a| (*a).to_owned()).collect();
+        let run = sandbox.run(&job).unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert_eq!(run.outcome.ending, ttt_referee::sandbox::Ending::Exited(0), "{argv:?}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "hi\n", "{argv:?}: {stderr}");
+        assert_eq!(stderr, "", "{argv:?}");
+    }
+}

@@ -9,7 +9,8 @@
 //! network, IPC and UTS namespaces; a root holding only `/usr`, `/bin`,
 //! `/lib*` (read-only), a minimal `/etc` and `/dev`, a fresh `/proc`, and a
 //! size-capped tmpfs `/box` for everything the run writes (`/tmp` and
-//! `/dev/shm` point into it). Process 1 of the container is the guard again
+//! `/dev/shm` point into it): the list of mounts in
+//! [`root`](super::root), which [`contained`] walks. Process 1 of the container is the guard again
 //! (**init**, exec'd through `/proc/self/exe`, which no path inside leads
 //! to). Init makes itself non-dumpable, fills the run directory, masks any
 //! copy of the referee the system directories hold, unmounts everything of
@@ -22,7 +23,10 @@
 //! Where namespaces cannot be had (a container whose profile forbids them,
 //! such as Docker's default), the guard runs the same steps itself without
 //! the container, in the grader's scratch: the grader's protections list
-//! then says what is missing. What needs no privilege still holds there:
+//! then says what is missing. Only where no container was promised, though:
+//! once the grading's probe had one, a run that cannot have one is not run
+//! at all, and neither is one whose promised Landlock or seccomp filter
+//! cannot be put in force (the job says what is required). What needs no privilege still holds there:
 //! the session, non-dumpable guard, `no_new_privs`, the seccomp filter, the
 //! limits, and Landlock, whose rules then leave out the host's `/dev` (the
 //! scratch is often in `/dev/shm`) and every copy of the referee under the
@@ -43,9 +47,13 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use rustix::fs::{Mode, OFlags};
 
+use super::files::{NotAFile, measure, open_file};
 use super::in_flight::collect_in_flight;
-use super::protocol::{Bring, Closed, Config, GUARD_ARG, GUARD_ERRORS, INIT_ARG, LAUNCH_ARG, Line, Plan};
-use super::{PATH, copy};
+use super::protocol::{
+    Bring, Closed, Config, GUARD_ARG, GUARD_ERRORS, INIT_ARG, LAUNCH_ARG, Line, Plan, Required,
+};
+use super::root::{BOX, INPUT, OUTPUT, ROOT, START, What, devices};
+use super::{Fault, PATH, copy};
 
 mod setup;
 
@@ -54,23 +62,6 @@ use setup::{
     SetupError, become_undumpable, build_landlock, confine, contain, fill_run_directory, fix_umask,
     make_streams, mark_started, open_input, open_live, set_limits, shed_privileges,
 };
-
-/// A small tmpfs holding the grader's directories inside the container,
-/// so that init takes them all away with one unmount (each unmount waits
-/// for the kernel's RCU grace period).
-const GRADER: &str = "/.ttt";
-/// Where init finds the grader's directories inside the container, before
-/// it unmounts them.
-const START: &str = "/.ttt/start";
-const INPUT: &str = "/.ttt/in";
-const OUTPUT: &str = "/.ttt/out";
-/// The run's writable file system inside the container.
-const BOX: &str = "/box";
-
-/// Directories bound read-only into the container when the host has them.
-const SYSTEM: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-/// Device nodes the run may use.
-pub(super) const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
 
 /// The guard's entry point: `stage` is [`GUARD_ARG`], [`LAUNCH_ARG`] or
 /// [`INIT_ARG`]. Never returns.
@@ -119,15 +110,27 @@ fn leave_the_grader() -> Result<(), String> {
         .map_err(|e| format!("pdeathsig: {}", e.desc()))
 }
 
-/// Stage 1 for one run, outside the container.
+/// Stage 1 for one run, outside the container. Where no container can be
+/// made it runs the program without one only when none was promised: a
+/// grading whose probe had a container never has a run without one.
 fn guard(out: &mut impl Write) -> Result<(), String> {
     leave_the_grader()?;
     let (config, text) = read_config()?;
     match launch(&config, &text, hakoniwa::Stdio::inherit()) {
         Closed::Done => Ok(()),
         Closed::Failed(why) => Err(why),
+        Closed::NoContainer(why) if config.required.container => {
+            let why = plain(&why);
+            report(out, &Line::Namespaces(Some(why.clone())));
+            Err(format!("no container could be made ({why}), and the grading was promised one: nothing ran"))
+        }
         Closed::NoContainer(why) => bare(&config, &why, out),
     }
+}
+
+/// The container library's reason, without its name.
+fn plain(why: &str) -> String {
+    why.trim().trim_start_matches("hakoniwa: ").to_owned()
 }
 
 /// Stage 1 for one run after another: the launcher, which the grader keeps
@@ -183,6 +186,9 @@ fn launcher_errors(config: &Config) -> Result<File, String> {
 /// Runs one job (`text`, as the grader wrote it) in a new container, its
 /// process 1's standard error going to `errors`: how it closed.
 fn launch(config: &Config, text: &[u8], errors: hakoniwa::Stdio) -> Closed {
+    if config.faults.contains(&Fault::NoContainer) {
+        return Closed::NoContainer("a fault a test injected: no namespaces".to_owned());
+    }
     // Process 1 reads the same text from a file: its standard input.
     let config_path = config.job.area.join("job.json");
     if let Err(e) = fs::write(&config_path, text) {
@@ -197,7 +203,7 @@ fn launch(config: &Config, text: &[u8], errors: hakoniwa::Stdio) -> Closed {
         Ok(status) if started => Closed::Failed(format!("the run's init failed: {}", status.reason)),
         Ok(status) => Closed::NoContainer(status.reason.trim().to_owned()),
         Err(e) if started => Closed::Failed(format!("the container failed: {e}")),
-        Err(e) => Closed::NoContainer(e.to_string().trim().trim_start_matches("hakoniwa: ").to_owned()),
+        Err(e) => Closed::NoContainer(plain(&e.to_string())),
     }
 }
 
@@ -211,6 +217,7 @@ fn contained(
     use hakoniwa::{Container, MountOptions, Namespace, Runctl};
     let area = &config.job.area;
     let skeleton = &config.skeleton;
+    // The user, mount and PID namespaces, and the fresh /proc.
     let mut container = Container::new();
     // A network namespace of its own for every run, even where runs follow
     // one another: sockets a run leaves in flight (passed over a unix
@@ -228,36 +235,63 @@ fn contained(
         .gidmap(0)
         .rootdir(&config.root)
         .runctl(Runctl::MountFallback);
-    for dir in SYSTEM {
-        let path = Path::new(dir);
-        match fs::read_link(path) {
-            Ok(target) => {
-                container.symlink(&target.to_string_lossy(), dir);
+    for mount in ROOT {
+        let at = mount.at;
+        match mount.what {
+            What::System => match fs::read_link(at) {
+                Ok(target) => {
+                    container.symlink(&target.to_string_lossy(), at);
+                }
+                Err(_) if Path::new(at).is_dir() => {
+                    container.bindmount_ro(at, at);
+                }
+                Err(_) => {}
+            },
+            What::Skeleton => {
+                let from = skeleton.join(at.trim_start_matches('/'));
+                container.bindmount_ro(&from.to_string_lossy(), at);
             }
-            Err(_) if path.is_dir() => {
-                container.bindmount_ro(dir, dir);
+            What::Device => {
+                container.bindmount_rw(at, at);
             }
-            Err(_) => {}
+            // Made with the PID namespace (`Container::new`).
+            What::Proc => {}
+            What::Box => {
+                let tmpfs = format!("size={},nr_inodes={},mode=0755", config.box_bytes, config.box_inodes);
+                container.mount(
+                    "tmpfs",
+                    at,
+                    "tmpfs",
+                    MountOptions::NOSUID | MountOptions::NODEV,
+                    Some(tmpfs),
+                );
+            }
+            What::Link(to) => {
+                container.symlink(to, at);
+            }
+            What::Grader => {
+                let flags = MountOptions::NOSUID | MountOptions::NODEV | MountOptions::NOEXEC;
+                container.mount(
+                    "tmpfs",
+                    at,
+                    "tmpfs",
+                    flags,
+                    Some("size=16k,nr_inodes=16,mode=0700".to_owned()),
+                );
+            }
+            What::Start => {
+                if let Some(start) = &config.job.start {
+                    container.bindmount_ro(&start.to_string_lossy(), at);
+                }
+            }
+            What::Input => {
+                container.bindmount_ro(&area.join("in").to_string_lossy(), at);
+            }
+            What::Output => {
+                container.bindmount_rw(&area.join("out").to_string_lossy(), at);
+            }
         }
     }
-    let etc = skeleton.join("etc");
-    let dev = skeleton.join("dev");
-    container.bindmount_ro(&etc.to_string_lossy(), "/etc").bindmount_ro(&dev.to_string_lossy(), "/dev");
-    for device in DEVICES {
-        let path = format!("/dev/{device}");
-        container.bindmount_rw(&path, &path);
-    }
-    let tmpfs = format!("size={},nr_inodes={},mode=0755", config.box_bytes, config.box_inodes);
-    container.mount("tmpfs", BOX, "tmpfs", MountOptions::NOSUID | MountOptions::NODEV, Some(tmpfs));
-    container.symlink("/box/tmp", "/tmp");
-    let flags = MountOptions::NOSUID | MountOptions::NODEV | MountOptions::NOEXEC;
-    container.mount("tmpfs", GRADER, "tmpfs", flags, Some("size=16k,nr_inodes=16,mode=0700".to_owned()));
-    if let Some(start) = &config.job.start {
-        container.bindmount_ro(&start.to_string_lossy(), START);
-    }
-    container
-        .bindmount_ro(&area.join("in").to_string_lossy(), INPUT)
-        .bindmount_rw(&area.join("out").to_string_lossy(), OUTPUT);
     let mut command = container.command("/proc/self/exe");
     command
         .arg(INIT_ARG)
@@ -275,7 +309,7 @@ fn io_error(e: &io::Error) -> hakoniwa::Error {
 /// No container could be made: say why, and run the program with the
 /// protections that remain.
 fn bare(config: &Config, why: &str, out: &mut impl Write) -> Result<(), String> {
-    report(out, &Line::Namespaces(Some(why.trim().trim_start_matches("hakoniwa: ").to_owned())));
+    report(out, &Line::Namespaces(Some(plain(why))));
     let area = &config.job.area;
     let places = Places {
         start: config.job.start.clone(),
@@ -365,6 +399,24 @@ enum SuperviseError {
     /// [`hand_out`] said).
     #[error("{0}")]
     HandOut(String),
+    /// Landlock or the seccomp filter was promised and could not be put in
+    /// force (which, and why): the program was not started.
+    #[error("{0}, and the grading was promised it: nothing ran")]
+    Unconfined(String),
+}
+
+/// What [`confine`] could not put in force of what `required` asks for,
+/// with why; `None` when everything required is in force.
+fn unconfined(confined: &Line, required: Required) -> Option<String> {
+    let Line::Confined { landlock, seccomp } = confined else { return None };
+    let missing: Vec<String> =
+        [("Landlock", required.landlock, landlock), ("seccomp", required.seccomp, seccomp)]
+            .into_iter()
+            .filter_map(|(name, wanted, gap)| {
+                gap.as_ref().filter(|_| wanted).map(|why| format!("{name}: {why}"))
+            })
+            .collect();
+    (!missing.is_empty()).then(|| missing.join("; "))
 }
 
 /// Everything from filling the run directory to handing out the answer:
@@ -389,7 +441,11 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         contain(config)?;
     }
     let used_before = used(places);
-    let confined = confine(ruleset);
+    let confined = confine(ruleset, config.faults.contains(&Fault::NoSeccomp));
+    if let Some(missing) = unconfined(&confined, config.required) {
+        report(out, &confined);
+        return Err(SuperviseError::Unconfined(missing));
+    }
     set_limits(config)?;
     report(out, &confined);
 
@@ -597,33 +653,12 @@ fn hand_out(
 /// Opens the program's answer without following a link or blocking on a
 /// FIFO; anything but a regular file is no answer, with why.
 fn open_answer(path: &Path, name: &str) -> Result<File, String> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => format!("it wrote no {name}"),
-            _ if e.raw_os_error() == Some(nix::libc::ELOOP) => {
-                format!("its {name} is a symbolic link, not a file")
-            }
-            _ => format!("its {name} cannot be read: {e}"),
-        })?;
-    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
-    if kind.is_file() {
-        Ok(file)
-    } else {
-        use std::os::unix::fs::FileTypeExt;
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "a device"
-        };
-        Err(format!("its {name} is {what}, not a file"))
-    }
+    open_file(path).map_err(|not| match not {
+        NotAFile::Missing => format!("it wrote no {name}"),
+        NotAFile::Link => format!("its {name} is a symbolic link, not a file"),
+        NotAFile::Unreadable(e) => format!("its {name} cannot be read: {e}"),
+        NotAFile::Kind(what) => format!("its {name} is {what}, not a file"),
+    })
 }
 
 /// Watches the box while the program runs, every two milliseconds: files
@@ -666,26 +701,12 @@ impl Watch {
 /// system other runs and processes write to, whose totals say nothing of
 /// this run; unlinked files and writes deleted again go unseen).
 fn used(places: &Places) -> u64 {
-    if places.contained { tmpfs_used(&places.boxed) } else { allocated(&places.boxed, 0) }
+    if places.contained { tmpfs_used(&places.boxed) } else { measure(&places.boxed).allocated }
 }
 
 /// Bytes in use on the box's own file system.
 fn tmpfs_used(boxed: &Path) -> u64 {
     rustix::fs::statvfs(boxed).map_or(0, |s| (s.f_blocks - s.f_bfree) * s.f_frsize)
-}
-
-/// The bytes allocated to `path` and everything under it, not following
-/// links (a sparse file counts what it holds), to a depth of 64.
-fn allocated(path: &Path, depth: u32) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(meta) = fs::symlink_metadata(path) else { return 0 };
-    let own = meta.blocks() * 512;
-    if !meta.is_dir() || depth >= 64 {
-        return own;
-    }
-    fs::read_dir(path).map_or(own, |entries| {
-        entries.flatten().fold(own, |sum, entry| sum.saturating_add(allocated(&entry.path(), depth + 1)))
-    })
 }
 
 /// Whether the box has no room left (bytes or files).
@@ -701,8 +722,8 @@ pub(super) fn make_skeleton(skeleton: &Path) -> io::Result<()> {
     let dev = skeleton.join("dev");
     fs::create_dir_all(&etc)?;
     fs::create_dir_all(&dev)?;
-    for device in DEVICES {
-        File::create(dev.join(device))?;
+    for device in devices() {
+        File::create(skeleton.join(device.trim_start_matches('/')))?;
     }
     for (link, target) in [
         ("shm", "/box/shm"),
@@ -767,6 +788,19 @@ fn copy_system(from: &Path, to: &Path, depth: u32) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The guard starts nothing without a wall it was told to require;
+    /// what was not required may be missing.
+    #[test]
+    fn a_required_wall_that_is_missing_stops_the_run() {
+        let confined = Line::Confined { landlock: Some("not enforced".to_owned()), seccomp: None };
+        let all = Required { container: true, landlock: true, seccomp: true };
+        assert_eq!(unconfined(&confined, all), Some("Landlock: not enforced".to_owned()));
+        assert_eq!(unconfined(&confined, Required { landlock: false, ..all }), None);
+        assert_eq!(unconfined(&Line::Confined { landlock: None, seccomp: None }, all), None);
+        let both = Line::Confined { landlock: Some("a".to_owned()), seccomp: Some("b".to_owned()) };
+        assert_eq!(unconfined(&both, all), Some("Landlock: a; seccomp: b".to_owned()));
+    }
+
     /// The typed errors say what the steps said when their errors were
     /// strings (the text reaches reports and tests).
     #[test]
@@ -811,6 +845,10 @@ mod tests {
             (SuperviseError::NoProgram, "no program to run".to_owned()),
             (SuperviseError::Wait(io()), format!("wait: {}", io())),
             (SuperviseError::Usage(Errno::EPERM), format!("getrusage: {}", Errno::EPERM)),
+            (
+                SuperviseError::Unconfined("seccomp: EINVAL".to_owned()),
+                "seccomp: EINVAL, and the grading was promised it: nothing ran".to_owned(),
+            ),
         ];
         for (error, text) in cases {
             assert_eq!(error.to_string(), text);

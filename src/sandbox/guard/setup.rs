@@ -12,8 +12,9 @@ use std::process::Stdio;
 
 use rustix::fs::Mode;
 
-use super::{DEVICES, GRADER, INPUT, Named, OUTPUT, Places, START, SYSTEM, create_at, open_dir};
+use super::{Named, Places, create_at, open_dir};
 use crate::sandbox::protocol::{Config, FILES, LIVE_END, LIVE_IN, LIVE_OUT, Line, STDIN};
+use crate::sandbox::root::{GRADER, INPUT, OUTPUT, START, devices, readable};
 use crate::sandbox::{copy, seccomp};
 
 /// Why a run could not be set up: one variant for each way a step of
@@ -135,6 +136,9 @@ pub(super) fn fill_run_directory(config: &Config, places: &Places) -> Result<Pat
         let path = places.boxed.join(dir);
         fs::create_dir(&path).map_err(|source| SetupError::BoxDirectory { path: path.clone(), source })?;
     }
+    if places.contained {
+        keep_the_jvm_from_locking(&places.boxed.join("tmp"))?;
+    }
     let caps = copy::Caps { bytes: config.box_bytes, files: config.box_inodes, depth: copy::RUN_TREE_DEPTH };
     if let Some(start) = &places.start {
         copy::copy_tree(start, &run, caps, None).map_err(SetupError::StartingTree)?;
@@ -144,6 +148,20 @@ pub(super) fn fill_run_directory(config: &Config, places: &Places) -> Result<Pat
         fs::copy(&from, run.join(name)).map_err(|source| SetupError::File { from: from.clone(), source })?;
     }
     Ok(run)
+}
+
+/// Set-up, in the container: a JVM makes a file for its performance data
+/// in `/tmp/hsperfdata_<user>/` and `flock`s it, which the seccomp filter
+/// refuses (file locks are a channel between runs, see
+/// [`seccomp`](crate::sandbox::seccomp)), and then it says so on standard
+/// output, before the program's own first line. A file where that
+/// directory would go (the run is `root` inside) makes the JVM do without
+/// the shared data, saying nothing, as it does wherever `/tmp` is not its
+/// own; nothing else reads it.
+fn keep_the_jvm_from_locking(tmp: &Path) -> Result<(), SetupError> {
+    let path = tmp.join("hsperfdata_root");
+    File::create(&path).map_err(|source| SetupError::BoxDirectory { path: path.clone(), source })?;
+    Ok(())
 }
 
 /// Set-up: opens the program's standard input (`/dev/null` if the job has
@@ -237,17 +255,20 @@ pub(super) fn make_streams(places: &Places) -> Result<Streams, SetupError> {
     Ok(Streams { program: (stdout, stderr), complaints, back: (stdout_back, stderr_back) })
 }
 
-/// Set-up: Landlock's rules in force, then the seccomp filter; the line
-/// that says whether each is (neither is fatal: the grader's protections
-/// list says what is missing). After [`contain`], whose mounts both would
+/// Set-up: Landlock's rules in force, then the seccomp filter (none with
+/// `no_seccomp`, a fault a test injected); the line that says whether
+/// each is. Neither is fatal here: where the grading was promised one
+/// that is missing, [`supervise`](super::supervise) starts nothing;
+/// otherwise the grader's protections list says what is missing. After [`contain`], whose mounts both would
 /// refuse (a process Landlock restricts may not change its mounts; the
 /// filter refuses `mount` and `umount2`).
-pub(super) fn confine(ruleset: Result<landlock::RulesetCreated, String>) -> Line {
+pub(super) fn confine(ruleset: Result<landlock::RulesetCreated, String>, no_seccomp: bool) -> Line {
     let landlock = match ruleset {
         Ok(ruleset) => restrict(ruleset),
         Err(e) => Err(e),
     };
-    let seccomp = seccomp::install();
+    let seccomp =
+        if no_seccomp { Err("a fault a test injected: no filter".to_owned()) } else { seccomp::install() };
     Line::Confined { landlock: landlock.err(), seccomp: seccomp.err() }
 }
 
@@ -361,11 +382,12 @@ pub(super) fn build_landlock(
     };
     let abi = ABI::V6;
     let readable: Vec<PathBuf> = if places.contained {
-        SYSTEM.iter().chain(&["/etc", "/proc", "/dev"]).map(PathBuf::from).collect()
+        readable().map(PathBuf::from).collect()
     } else {
-        readable_except(SYSTEM.iter().chain(&["/etc", "/proc"]).map(PathBuf::from), hide)
+        // The host's /dev is not the skeleton's: only its devices.
+        readable_except(readable().filter(|d| *d != "/dev").map(PathBuf::from), hide)
     };
-    let devices: Vec<String> = DEVICES.iter().map(|d| format!("/dev/{d}")).collect();
+    let devices: Vec<&str> = devices().collect();
     (|| {
         Ruleset::default()
             .handle_access(AccessFs::from_all(abi))?
