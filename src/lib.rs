@@ -33,12 +33,15 @@
 //! 19. [`check`]: compares a transcript with the referee's own.
 //! 20. [`output`]: output that appears whole or not at all.
 //! 21. [`player`]: marks, players and turn order.
-//! 22. [`text`]: text from other people's programs, cut to size on
+//! 22. [`spreadsheet`]: CSV tables a spreadsheet reads, every field inert
+//!     and never a formula.
+//! 23. [`text`]: text from other people's programs, cut to size on
 //!     character boundaries and made inert for reports.
 //!
-//! `cli`, `grade`, `arena`, `sandbox`, `outcome`, `batch` and `spinner` come
-//! with the `cli` feature (on by default); without it the library is the core
-//! alone, with none of their dependencies (clap, the sandbox, the reports).
+//! `cli`, `grade`, `arena`, `sandbox`, `outcome`, `batch`, `spinner` and
+//! `spreadsheet` come with the `cli` feature (on by default); without it the
+//! library is the core alone, with none of their dependencies (clap, the
+//! sandbox, the reports).
 //!
 //! ```
 //! use ttt_referee::referee::{referee, Options};
@@ -77,5 +80,7 @@ pub mod render;
 pub mod sandbox;
 #[cfg(feature = "cli")]
 pub mod spinner;
+#[cfg(feature = "cli")]
+pub mod spreadsheet;
 pub mod text;
 pub mod transcript;

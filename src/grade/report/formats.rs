@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use crate::check::Unmatched;
 use crate::grade::result::{SubmissionResult, TestResult, Verdict};
+use crate::spreadsheet::CsvTable;
+use crate::text::inert;
 
 /// Scores as reports print them: at most two decimals, no trailing zeros.
 #[must_use]
@@ -19,8 +21,6 @@ pub fn score(value: f64) -> String {
     let text = format!("{value:.2}");
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
-
-pub use crate::text::inert;
 
 /// The terminal's table: submission, language, score, tests, then a count
 /// per verdict.
@@ -50,47 +50,6 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
         writeln!(out)?;
     }
     Ok(())
-}
-
-/// A field a spreadsheet would take for a formula (`=HYPERLINK(…)` as a
-/// submission's name), with a `'` before it so it stays text; a number stays
-/// a number.
-fn no_formula(field: String) -> String {
-    let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']) && field.parse::<f64>().is_err();
-    if formula { format!("'{field}") } else { field }
-}
-
-/// A CSV table for spreadsheets and gradebooks, written to any `io::Write`:
-/// every field made [`inert`] (and any that would be a formula made text),
-/// then quoted (RFC 4180, `\n` line ends) when it
-/// holds a comma or a quote. `grades.csv` and `check --format csv` both
-/// write through it.
-pub struct CsvTable<W: Write> {
-    writer: csv::Writer<W>,
-}
-
-impl<W: Write> CsvTable<W> {
-    /// A table written to `out`; every row must have as many fields as the
-    /// first.
-    pub fn new(out: W) -> CsvTable<W> {
-        CsvTable { writer: csv::Writer::from_writer(out) }
-    }
-
-    /// Writes one row.
-    pub fn row<I>(&mut self, fields: I) -> io::Result<()>
-    where
-        I: IntoIterator,
-        I::Item: AsRef<str>,
-    {
-        self.writer.write_record(fields.into_iter().map(|f| no_formula(inert(f.as_ref()).into_owned())))?;
-        Ok(())
-    }
-
-    /// Writes out what is buffered; a table dropped unfinished loses any
-    /// error in doing so.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.writer.flush()
-    }
 }
 
 /// `grades.csv`: `submission,language,score,tests,passed`, then a column per test
@@ -379,21 +338,4 @@ pub(super) fn capitalized(text: &str) -> String {
 /// A name made safe for an HTML id.
 fn anchor(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_field_a_spreadsheet_would_run_stays_text() {
-        let mut out = Vec::new();
-        let mut table = CsvTable::new(&mut out);
-        table.row(["=HYPERLINK(\"http://x\")", "+1+1", "@SUM(A1)", "-2", "-1.5", "ann", "a=b"]).unwrap();
-        table.finish().unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "\"'=HYPERLINK(\"\"http://x\"\")\",'+1+1,'@SUM(A1),-2,-1.5,ann,a=b\n"
-        );
-    }
 }

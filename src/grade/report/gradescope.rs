@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::formats::{capitalized, inert};
+use super::formats::capitalized;
 use super::{ReportError, Sink, write_file};
 use crate::grade::result::{Graded, STDERR_LINES, SubmissionResult, TestResult, Verdict};
+use crate::text::inert;
 
 /// When students see a test (Gradescope's `visibility`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
