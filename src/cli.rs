@@ -49,6 +49,7 @@ use crate::player::Mark;
 use crate::referee::{self, Format, Options, RefereeError, Report};
 use crate::render::Style;
 use crate::sandbox;
+use crate::text;
 use crate::transcript::{Boards, Layout};
 
 /// Exit status of a successful run.
@@ -534,7 +535,9 @@ fn winner_name(winner: Option<Mark>) -> String {
     winner.map_or_else(|| "Cat".to_owned(), |mark| mark.to_string())
 }
 
-/// A path as messages show it: `<stdin>` and `<stdout>` for `-`.
+/// A path as messages show it: `<stdin>` and `<stdout>` for `-`, any
+/// other made inert ([`text::inert`]: a student's file name is shown, never
+/// obeyed).
 #[derive(Debug)]
 enum Shown {
     Stdin,
@@ -557,7 +560,7 @@ impl fmt::Display for Shown {
         match self {
             Shown::Stdin => f.write_str("<stdin>"),
             Shown::Stdout => f.write_str("<stdout>"),
-            Shown::Path(path) => write!(f, "{}", path.display()),
+            Shown::Path(path) => f.write_str(&text::inert(&path.display().to_string())),
         }
     }
 }
@@ -635,7 +638,8 @@ fn finish(status: Result<u8, CliError>) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(CliError::BrokenPipe) => ExitCode::from(EXIT_SUCCESS),
         Err(e) => {
-            eprintln!("ttt-referee: {e}");
+            // An error may quote a student's file or program: inert, line by line.
+            eprintln!("ttt-referee: {}", text::inert_lines(&e.to_string()));
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -806,7 +810,7 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
             Ok(report) => summary.add(report),
             Err(e) => {
                 summary.failed += 1;
-                let _ = writeln!(stderr, "ttt-referee: {e}");
+                let _ = writeln!(stderr, "ttt-referee: {}", text::inert_lines(&e.to_string()));
             }
         }
     }
