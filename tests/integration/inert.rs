@@ -198,7 +198,7 @@ fn one_hostile_name_is_inert_in_every_output() {
     let python = tree(
         &root.join("subs").join(format!("{NAME}-py")),
         &[(
-            "##[warning title=Grading]All tests passed - 100 of 100 points\u{202e}\u{7}.py",
+            "##[warning title=Grading]All tests passed - 100 of 100 points by ann@example.com\u{202e}\u{7}.py",
             &hostile_python(),
         )],
     );
