@@ -236,6 +236,14 @@ fn one_hostile_name_is_inert_in_every_output() {
         found.markdown("summary.md", &read(&classroom.join("summary.md")));
     }
 
+    // An error naming a file of the hostile name (the referee's, `check`'s).
+    let missing = root.join(NAME);
+    let refereed = run(root, &[missing.as_os_str()]);
+    assert_eq!(refereed.status.code(), Some(2), "{}", show(&refereed.stderr));
+    found.streams("the referee's error", &refereed);
+    let checked = run(root, &[&os("check"), missing.as_os_str(), missing.as_os_str()]);
+    found.streams("check's error", &checked);
+
     // match and tournament: a bot of the hostile name that answers hostile
     // text, and one whose build fails with a hostile log.
     let bot = tree(&root.join("bots").join(NAME), &[("bot.py", &hostile_bot())]);
