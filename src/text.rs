@@ -7,6 +7,12 @@
 //! student prints and no cut can land inside a character (which would
 //! panic). One cutter, used everywhere: a byte count is always brought
 //! down to the nearest character boundary at or below it.
+//!
+//! And one neutraliser, [`inert`] (with [`inert_lines`] and [`markdown`]
+//! built on it): every student- or bot-controlled string passes through it
+//! before a terminal, a record, a report, Markdown or a CI log, so that no
+//! escape sequence, reordering or hidden character, workflow command or
+//! link of someone else's reaches a person or a runner.
 
 use std::borrow::Cow;
 
