@@ -35,6 +35,7 @@ use crate::output::{Durability, Staged};
 use crate::referee::{self, Format, Options, Report};
 use crate::render::Style;
 use crate::sandbox;
+use crate::text;
 use crate::transcript::{Boards, Layout};
 
 use self::args::{BoardArgs, HeaderArg, LayoutArgs, parse_hash_mb, parse_seconds, parse_size};
@@ -199,7 +200,8 @@ fn finish(status: Result<u8, CliError>) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(CliError::BrokenPipe) => ExitCode::from(EXIT_SUCCESS),
         Err(e) => {
-            eprintln!("ttt-referee: {e}");
+            // An error may quote a student's file or program: inert, line by line.
+            eprintln!("ttt-referee: {}", text::inert_lines(&e.to_string()));
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -370,7 +372,7 @@ fn run_batch(inputs: &[PathBuf], out_dir: &Path, options: &Options) -> Result<u8
             Ok(report) => summary.add(report),
             Err(e) => {
                 summary.failed += 1;
-                let _ = writeln!(stderr, "ttt-referee: {e}");
+                let _ = writeln!(stderr, "ttt-referee: {}", text::inert_lines(&e.to_string()));
             }
         }
     }

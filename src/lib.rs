@@ -35,12 +35,15 @@
 //! 20. [`check`]: compares a transcript with the referee's own.
 //! 21. [`output`]: output that appears whole or not at all.
 //! 22. [`player`]: marks, players and turn order.
-//! 23. [`text`]: text from other people's programs, cut to size on
+//! 23. [`spreadsheet`]: CSV tables a spreadsheet reads, every field inert
+//!     and never a formula.
+//! 24. [`text`]: text from other people's programs, cut to size on
 //!     character boundaries and made inert for reports.
 //!
-//! `cli`, `grade`, `arena`, `workshop`, `sandbox`, `outcome`, `batch` and `spinner` come
-//! with the `cli` feature (on by default); without it the library is the core
-//! alone, with none of their dependencies (clap, the sandbox, the reports).
+//! `cli`, `grade`, `arena`, `workshop`, `sandbox`, `outcome`, `batch`,
+//! `spinner` and `spreadsheet` come with the `cli` feature (on by default);
+//! without it the library is the core alone, with none of their
+//! dependencies (clap, the sandbox, the reports).
 //!
 //! ```
 //! use ttt_referee::referee::{referee, Options};
@@ -79,6 +82,8 @@ pub mod render;
 pub mod sandbox;
 #[cfg(feature = "cli")]
 pub mod spinner;
+#[cfg(feature = "cli")]
+pub mod spreadsheet;
 pub mod text;
 pub mod transcript;
 #[cfg(feature = "cli")]

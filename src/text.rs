@@ -7,6 +7,12 @@
 //! student prints and no cut can land inside a character (which would
 //! panic). One cutter, used everywhere: a byte count is always brought
 //! down to the nearest character boundary at or below it.
+//!
+//! And one neutraliser, [`inert`] (with [`inert_lines`] and [`markdown`]
+//! built on it): every student- or bot-controlled string passes through it
+//! before a terminal, a record, a report, Markdown or a CI log, so that no
+//! escape sequence, reordering or hidden character, workflow command or
+//! link of someone else's reaches a person or a runner.
 
 use std::borrow::Cow;
 
@@ -139,23 +145,143 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// Student text made inert for a terminal or a spreadsheet: control
-/// characters (escape sequences among them) and the invisible characters
-/// that reorder or hide text are shown escaped (`\u{1b}`), the rest as is.
+/// Student text made inert on one line, for a terminal, a record, a
+/// report, a spreadsheet or a CI log: every control character (a newline,
+/// a tab and an escape sequence's ESC among them), bidirectional override
+/// and isolate, other invisible format character (Unicode's category `Cf`:
+/// zero-width spaces and joiners, the byte-order mark…), line and paragraph
+/// separator and invisible filler is shown escaped (`\u{1b}`), and so is
+/// the first character of a workflow command a CI runner would obey:
+/// `##[…]` (and Azure's `##vso[…]`) anywhere, `::name::` at the start of a
+/// line (GitHub's runner trims white space first). The rest is kept as is.
+///
+/// The one function every student- or bot-controlled string (a name, a
+/// file name, a build log, standard error, an answer) passes through before
+/// it is shown: [`inert_lines`] keeps the lines and tabs of longer text,
+/// and [`markdown`] makes inert text Markdown too. Inert text stays inert
+/// when made inert again (the escapes are plain text).
+///
+/// ```
+/// use ttt_referee::text::inert;
+///
+/// assert_eq!(inert("a\u{1b}[2J\u{202e}b"), "a\\u{1b}[2J\\u{202e}b");
+/// assert_eq!(inert("::error::x ##[warning]y"), "\\u{3a}:error::x \\u{23}#[warning]y");
+/// assert_eq!(inert("ann"), "ann");
+/// ```
 #[must_use]
 pub fn inert(text: &str) -> Cow<'_, str> {
-    let hidden = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if text.contains(hidden) {
-        text.chars()
-            .map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() })
-            .collect::<String>()
-            .into()
-    } else {
-        text.into()
+    neutral(text, false)
+}
+
+/// As [`inert`], but for longer text shown as it was laid out (a build
+/// log, standard error, an answer): its newlines and tabs are kept (a
+/// `\r\n` line end is a newline), and each line is neutralised as a line.
+#[must_use]
+pub fn inert_lines(text: &str) -> Cow<'_, str> {
+    neutral(text, true)
+}
+
+/// Student text made [`inert`] and then plain Markdown text, for a table
+/// cell or a line of prose (GitHub's step summary): every ASCII punctuation
+/// mark is escaped with a backslash, so nothing in it is Markdown or HTML
+/// (`|` cannot end a cell, `<b>` is shown as written), and every `@` is set
+/// apart as code (`` `@` ``), so that no e-mail address or mention in it
+/// becomes a link (GitHub links an address after its escapes are read;
+/// escaped `:` and `.` already keep URLs and `www.` from being linked).
+#[must_use]
+pub fn markdown(text: &str) -> String {
+    let text = inert(text);
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for c in text.chars() {
+        if c == '@' {
+            out.push_str("`@`");
+            continue;
+        }
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
     }
+    out
+}
+
+/// What [`inert`] and [`inert_lines`] both are: `text` with every hidden
+/// character escaped and every workflow command broken, its lines and tabs
+/// kept when `lines` is true. Borrowed when nothing needed a change.
+fn neutral(text: &str, lines: bool) -> Cow<'_, str> {
+    // Written from the first change on; before it, `text` itself.
+    let mut out: Option<String> = None;
+    // Nothing but white space (or marks a runner may ignore) yet on the
+    // line: a `::` here would be a command.
+    let mut line_start = true;
+    for (at, c) in text.char_indices() {
+        let rest = &text[at + c.len_utf8()..];
+        // The layout kept: newlines and tabs, and a `\r` before a `\n`,
+        // which is left out (the newline ends the line).
+        let layout = lines && (matches!(c, '\n' | '\t') || (c == '\r' && rest.starts_with('\n')));
+        let dropped = layout && c == '\r';
+        let escaped = !layout
+            && (hidden(c)
+                || (c == '#' && workflow_after_hash(rest))
+                || (c == ':' && line_start && skip_ignorable(rest).starts_with(':')));
+        if (escaped || dropped) && out.is_none() {
+            let mut started = String::with_capacity(text.len() + 16);
+            started.push_str(&text[..at]);
+            out = Some(started);
+        }
+        if dropped {
+            continue;
+        }
+        if let Some(out) = &mut out {
+            if escaped {
+                out.extend(c.escape_unicode());
+            } else {
+                out.push(c);
+            }
+        }
+        if c == '\n' && !escaped {
+            line_start = true;
+        } else if escaped || !(c.is_whitespace() || ignorable(c)) {
+            line_start = false;
+        }
+    }
+    out.map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+/// A character [`inert`] shows escaped wherever it is: a control
+/// character, an invisible format character (`Cf`: bidirectional controls,
+/// zero-width characters, the byte-order mark, soft hyphens…), a line or
+/// paragraph separator, or a filler that draws as nothing.
+fn hidden(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c.general_category(),
+        GeneralCategory::Control
+            | GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+    ) || matches!(c, '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}')
+}
+
+/// A character a runner's culture-aware comparison may pass over as if it
+/// were not there (a combining or enclosing mark, a variation selector):
+/// `#\u{fe0f}#[` must not be read as `##[`.
+fn ignorable(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(c.general_category(), GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark)
+}
+
+/// `text` from its first character that is not [`ignorable`].
+fn skip_ignorable(text: &str) -> &str {
+    text.trim_start_matches(ignorable)
+}
+
+/// Whether a `#` followed by `rest` begins a workflow command: `#[` or
+/// `#vso[` (any case) comes next, marks between ignored.
+fn workflow_after_hash(rest: &str) -> bool {
+    let Some(rest) = skip_ignorable(rest).strip_prefix('#') else { return false };
+    let rest = skip_ignorable(rest);
+    rest.starts_with('[') || rest.get(..4).is_some_and(|vso| vso.eq_ignore_ascii_case("vso["))
 }
 
 #[cfg(test)]
@@ -232,5 +358,89 @@ mod tests {
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(inert("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
         assert_eq!(inert("plain"), "plain");
+        assert!(matches!(inert("plain é ∑ 😀 std::vector"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn hidden_characters_are_shown_escaped() {
+        // Control characters, bidirectional overrides and isolates, every
+        // other format character, separators and fillers.
+        for c in [
+            '\u{0}',
+            '\u{7}',
+            '\u{8}',
+            '\t',
+            '\n',
+            '\r',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9b}',
+            '\u{ad}',
+            '\u{61c}',
+            '\u{180e}',
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{202a}',
+            '\u{202e}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{206f}',
+            '\u{3164}',
+            '\u{feff}',
+            '\u{fff9}',
+            '\u{e0041}',
+        ] {
+            let text = format!("a{c}b");
+            assert_eq!(inert(&text), format!("a{}b", c.escape_unicode()), "{c:?}");
+        }
+        // What is visible stays: letters, marks on letters, symbols, spaces.
+        assert_eq!(inert("Zoë Ünal, 名前 ❤\u{fe0f} a\u{301}"), "Zoë Ünal, 名前 ❤\u{fe0f} a\u{301}");
+    }
+
+    #[test]
+    fn workflow_commands_are_broken() {
+        // GitHub's runner obeys `##[…]` anywhere in a line, Azure's `##vso[…]` too.
+        assert_eq!(inert("x ##[warning]y"), "x \\u{23}#[warning]y");
+        assert_eq!(inert("###[error]"), "#\\u{23}#[error]");
+        assert_eq!(inert("##VSO[task.setvariable]"), "\\u{23}#VSO[task.setvariable]");
+        assert_eq!(inert("#\u{fe0f}#[error]"), "\\u{23}\u{fe0f}#[error]");
+        assert_eq!(inert("## heading, #[attr], C's a ## b"), "## heading, #[attr], C's a ## b");
+        // `::name::` at a line's start, after white space too.
+        assert_eq!(inert("::error::x"), "\\u{3a}:error::x");
+        assert_eq!(inert("  ::stop-commands::t"), "  \\u{3a}:stop-commands::t");
+        assert_eq!(inert("\u{301}::error::x"), "\u{301}\\u{3a}:error::x");
+        assert_eq!(inert("std::vector ::x"), "std::vector ::x");
+        // An escaped newline or return is no line's start.
+        assert_eq!(inert("a\n::error::x"), "a\\u{a}::error::x");
+        assert_eq!(inert("a\r::x"), "a\\u{d}::x");
+        // Made inert twice, text is as made inert once.
+        let hostile = "##[warning]\u{1b}[2J\n::error::\u{202e}x\r\n  ::y";
+        for once in [inert(hostile), inert_lines(hostile)] {
+            assert_eq!(inert_lines(&once), once);
+        }
+    }
+
+    #[test]
+    fn lines_keep_their_layout_and_are_neutralised_each() {
+        assert_eq!(
+            inert_lines("a\tb\r\n::error::x\n\t::warning::y\n##[group]z\rw\u{1b}"),
+            "a\tb\n\\u{3a}:error::x\n\t\\u{3a}:warning::y\n\\u{23}#[group]z\\u{d}w\\u{1b}"
+        );
+        assert!(matches!(inert_lines("one\n\ttwo\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn markdown_holds_no_syntax_and_no_link() {
+        assert_eq!(markdown("a|b `c` <b>x</b>\n*y*"), "a\\|b \\`c\\` \\<b\\>x\\<\\/b\\>\\\\u\\{a\\}\\*y\\*");
+        assert_eq!(markdown("ann@example.com"), "ann`@`example\\.com");
+        assert_eq!(markdown("see https://x.io and www.x.io"), "see https\\:\\/\\/x\\.io and www\\.x\\.io");
+        assert_eq!(markdown("::error::x"), "\\\\u\\{3a\\}\\:error\\:\\:x");
     }
 }

@@ -67,12 +67,14 @@ impl Mismatch {
 }
 
 /// A name as records write it: white space and control characters become
-/// `_`, and so does `:` (a word such as `X:` would declare a player).
+/// `_`, and so does `:` (a word such as `X:` would declare a player); the
+/// rest is made inert ([`text::inert`]: a bidirectional override or a
+/// zero-width space is shown escaped, `##[` broken).
 #[must_use]
 pub fn name(name: &str) -> String {
     let name: String =
         name.chars().map(|c| if c.is_whitespace() || c.is_control() || c == ':' { '_' } else { c }).collect();
-    if name.is_empty() { "_".to_owned() } else { name }
+    if name.is_empty() { "_".to_owned() } else { text::inert(&name).into_owned() }
 }
 
 /// A forfeit's detail as records (and so every report) keep it: one line,

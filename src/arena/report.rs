@@ -13,6 +13,7 @@ use maud::{DOCTYPE, PreEscaped, html};
 use serde::Serialize;
 
 use crate::output::{self, Durability};
+use crate::text;
 
 use super::contest::Ending;
 use super::elo::Elo;
@@ -207,14 +208,15 @@ pre { margin: .3em 0; padding: .5em; background: #fafafa; border: 1px solid #ddd
 ";
 
 /// `report.html`: the standings, the cross table, then every game. Every
-/// name and text is escaped (maud escapes what it is given).
+/// name and text is made inert ([`text::inert`], [`text::inert_lines`]),
+/// then escaped (maud escapes what it is given).
 fn html_page(
     event: &Event<'_>,
     results: &[GameResult],
     standings: &Standings,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let names = event.names();
+    let names: Vec<String> = event.names().iter().map(|n| text::inert(n).into_owned()).collect();
     let order = standings.ranked();
     let page = html! {
         (DOCTYPE)
@@ -238,7 +240,7 @@ fn html_page(
                         @for (rank, &i) in order.iter().enumerate() {
                             @let r = &standings.rows[i];
                             tr {
-                                td.num { (rank + 1) } td { (r.name) } td.num { (r.games) } td.num { (r.wins) }
+                                td.num { (rank + 1) } td { (text::inert(&r.name)) } td.num { (r.games) } td.num { (r.wins) }
                                 td.num { (r.draws) } td.num { (r.losses) } td.num { (r.points()) }
                                 td.num { (r.elo.map_or_else(|| "-".to_owned(), |e| standings::elo_text(&e))) }
                                 td { (r.forfeits.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", ")) }
@@ -276,10 +278,10 @@ fn html_page(
                                     @if seat > 0 { " vs " } (names[who]) " (" (r.marks[seat]) ")"
                                 } }
                                 td.forfeit[matches!(r.ending, Ending::Forfeit { .. })] {
-                                    (super::record::result(&r.ending, &r.marks))
+                                    (text::inert(&super::record::result(&r.ending, &r.marks)))
                                     @if let Some(stderr) = &r.stderr {
-                                        @for (seat, text) in stderr.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
-                                            details { summary { "standard error of " (names[r.seats[seat]]) } pre { (text) } }
+                                        @for (seat, said) in stderr.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+                                            details { summary { "standard error of " (names[r.seats[seat]]) } pre { (text::inert_lines(said)) } }
                                         }
                                     }
                                 }

@@ -16,8 +16,9 @@ use super::{
 use crate::batch;
 use crate::check::Difference;
 use crate::check::{CheckOptions, Comparison, Header, compare};
-use crate::grade::report::{CsvTable, inert};
 use crate::referee::{self, Format, Options};
+use crate::spreadsheet::CsvTable;
+use crate::text::inert;
 
 pub(super) const AFTER_HELP: &str = "\
 By default the comparison is tolerant, as the original grading system was:

@@ -60,7 +60,11 @@ fn bot(dir: &Path, bots: &Bots<'_>, workshop: &mut Option<Workshop>) -> Result<B
         Err(NotBuilt::Stopped) => "interrupted".to_owned(),
         Err(NotBuilt::Failed(failure)) => failure.message(),
     };
-    eprintln!("warning: {}: it cannot play: {}", crate::text::inert(&name), crate::text::said(&why, 2000));
+    eprintln!(
+        "warning: {}: it cannot play: {}",
+        crate::text::inert(&name),
+        crate::text::inert_lines(&crate::text::said(&why, 2000))
+    );
     Ok(Box::new(Unbuilt::new(name, &why)))
 }
 

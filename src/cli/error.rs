@@ -22,6 +22,7 @@ use crate::movefile::ParseError;
 use crate::play::{PlayError, Profile};
 use crate::player::Mark;
 use crate::referee::RefereeError;
+use crate::text;
 use crate::workshop::language::ConfigError;
 
 /// Exit status of a successful run.
@@ -297,7 +298,9 @@ pub(super) fn winner_name(winner: Option<Mark>) -> String {
     winner.map_or_else(|| "Cat".to_owned(), |mark| mark.to_string())
 }
 
-/// A path as messages show it: `<stdin>` and `<stdout>` for `-`.
+/// A path as messages show it: `<stdin>` and `<stdout>` for `-`, any
+/// other made inert ([`text::inert`]: a student's file name is shown, never
+/// obeyed).
 #[derive(Debug)]
 pub(super) enum Shown {
     Stdin,
@@ -320,7 +323,7 @@ impl fmt::Display for Shown {
         match self {
             Shown::Stdin => f.write_str("<stdin>"),
             Shown::Stdout => f.write_str("<stdout>"),
-            Shown::Path(path) => write!(f, "{}", path.display()),
+            Shown::Path(path) => f.write_str(&text::inert(&path.display().to_string())),
         }
     }
 }

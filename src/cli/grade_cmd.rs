@@ -580,7 +580,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         let _ = writeln!(
             io::stderr(),
             "ttt-referee: warning: {}: not a directory; skipped (a submission is a directory)",
-            report::inert(&skipped.display().to_string())
+            crate::text::inert(&skipped.display().to_string())
         );
     }
     class.check().map_err(CliError::Class)?;
@@ -591,7 +591,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
                 io::stderr(),
                 "ttt-referee: warning: {}: the script ends before its game does; what the program shows is \
                  judged, and what it does at the end of its input is not held against it",
-                report::inert(name)
+                crate::text::inert(name)
             );
         }
     }
@@ -622,7 +622,8 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         e => CliError::GradingStopped(e),
     })?;
     if !outcome.not_graded.is_empty() {
-        let names: Vec<String> = outcome.not_graded.iter().map(|n| report::inert(n).into_owned()).collect();
+        let names: Vec<String> =
+            outcome.not_graded.iter().map(|n| crate::text::inert(n).into_owned()).collect();
         let _ = writeln!(
             io::stderr(),
             "ttt-referee: interrupted: {} of {} submissions graded; not graded: {}",

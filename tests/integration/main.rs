@@ -16,6 +16,7 @@ mod golden;
 mod grader_faults;
 mod grading;
 mod hostile;
+mod inert;
 mod install;
 mod layering;
 mod live;

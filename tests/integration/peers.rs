@@ -216,6 +216,22 @@ fn stfx(fn_name: &str, args: &[Value], storage: Storage) -> Value {
     }
 }
 
+/// The library ships its own copies of the vectors (`grade --api` draws its
+/// published examples from them), so that no library code reads `fixtures/`:
+/// they must be the very bytes tested here.
+#[test]
+fn the_library_ships_the_same_vectors() {
+    for (fixture, shipped) in [
+        ("stfx_cs101_asn3_vectors.jsonl", "src/grade/calls/xtreme/stfx_cs101_asn3_vectors.jsonl"),
+        ("cpsc2150_igameboard_vectors.jsonl", "src/grade/calls/igameboard/cpsc2150_igameboard_vectors.jsonl"),
+    ] {
+        let read = |path: PathBuf| fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (fixture_bytes, shipped_bytes) =
+            (read(root().join("fixtures/peers").join(fixture)), read(root().join(shipped)));
+        assert!(fixture_bytes == shipped_bytes, "{shipped} differs from fixtures/peers/{fixture}");
+    }
+}
+
 #[test]
 fn seed_003_xtreme_vectors() {
     let mut checked = 0;

@@ -46,8 +46,12 @@ pub const METHODS: [&str; 13] = [
     "toString",
 ];
 
-/// The published examples (`fixtures/peers/`), shipped in the binary.
-const PEERS: &str = include_str!("../../../fixtures/peers/cpsc2150_igameboard_vectors.jsonl");
+/// The published examples, shipped in the binary: the queries of Clemson
+/// CPSC 2150's `JUnit` suites, as JSON lines. A copy of
+/// `fixtures/peers/cpsc2150_igameboard_vectors.jsonl` (which says where
+/// they came from); `tests/integration/peers.rs` checks the two are the
+/// same bytes.
+const PEERS: &str = include_str!("igameboard/cpsc2150_igameboard_vectors.jsonl");
 
 /// Where the harness's source goes in the grader's directory (its package
 /// is `ttt.harness`, its source root `src`).

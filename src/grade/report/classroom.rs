@@ -4,10 +4,11 @@
 //! - `summary.md`, the run's step summary in Markdown: the tests as a
 //!   table, then each failing test's first difference and smallest failing
 //!   game, then the protections the grading had to go without. Student text
-//!   is made inert: in the table every ASCII punctuation mark is escaped
-//!   and control characters are shown escaped; longer text goes in fenced
-//!   blocks whose fence is longer than any run of backticks inside. Every
-//!   piece is cut to a bound, so a 1 MB line costs a few hundred bytes.
+//!   is made inert ([`crate::text`]): in the table and the prose as
+//!   [`markdown`] (every ASCII punctuation mark escaped, no `@` that could
+//!   be a link), longer text line by line in fenced blocks whose fence is
+//!   longer than any run of backticks inside. Every piece is cut to a
+//!   bound, so a 1 MB line costs a few hundred bytes.
 //! - `result.json`, a runner's result as GitHub Classroom's grading reporter
 //!   (`classroom-resources/autograding-grading-reporter`) reads it from a
 //!   step's `result` output (base64-encoded by the workflow): `max_score`,
@@ -25,7 +26,7 @@ use super::formats::{capitalized, score};
 use super::gradescope::Scoring;
 use super::{Grading, ReportError, Sink, write_file};
 use crate::grade::result::{Graded, SubmissionResult, TestResult, Verdict};
-use crate::text::{cut, inert, said};
+use crate::text::{cut, inert, inert_lines, markdown, said};
 
 /// The most bytes of one table cell's text.
 const CELL_BYTES: usize = 200;
@@ -149,7 +150,7 @@ pub fn runner_result(result: &SubmissionResult, scoring: &Scoring, out: &mut imp
             )]
             let duration = (t.wall * 1000.0).round() as u64;
             RunnerTest {
-                name: t.test.clone(),
+                name: inert(&t.test).into_owned(),
                 status: status(t),
                 score,
                 message: cut(&inert_lines(&message), MESSAGE_BYTES).into_owned(),
@@ -266,34 +267,16 @@ fn details(t: &TestResult, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Text for a table cell or a line of prose: control characters shown
-/// escaped (a newline too), cut at [`CELL_BYTES`], and every ASCII
-/// punctuation mark escaped with a backslash, so nothing in it is Markdown
-/// or HTML (`|` cannot end the cell, `<b>` is shown as written).
+/// Text for a table cell or a line of prose: cut at [`CELL_BYTES`], then
+/// [`markdown`] (control characters shown escaped, a newline too; nothing
+/// in it Markdown, HTML or a link).
 fn cell(text: &str) -> String {
-    let text = said(text, CELL_BYTES);
-    let text = inert(&text);
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii_punctuation() {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `text` line by line made [`inert`] (newlines kept; tabs too).
-fn inert_lines(text: &str) -> String {
-    text.lines()
-        .map(|l| l.split('\t').map(|piece| inert(piece).into_owned()).collect::<Vec<_>>().join("\t"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    markdown(&said(text, CELL_BYTES))
 }
 
 /// Writes `text` as a fenced block: at most [`BLOCK_LINES`] lines, each
-/// made [`inert`] and cut at [`BLOCK_LINE_BYTES`], inside a fence of more
-/// backticks than any run of them in it (and at least three), which
+/// made inert ([`inert_lines`]: tabs kept) and cut at [`BLOCK_LINE_BYTES`],
+/// inside a fence of more backticks than any run of them in it (and at least three), which
 /// nothing inside can close.
 fn block(text: &str, out: &mut impl Write) -> io::Result<()> {
     let lines: Vec<&str> = text.lines().collect();

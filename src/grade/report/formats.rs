@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use crate::check::Unmatched;
 use crate::grade::result::{SubmissionResult, TestResult, Verdict};
+use crate::spreadsheet::CsvTable;
+use crate::text::{inert, inert_lines};
 
 /// Scores as reports print them: at most two decimals, no trailing zeros.
 #[must_use]
@@ -19,8 +21,6 @@ pub fn score(value: f64) -> String {
     let text = format!("{value:.2}");
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
-
-pub use crate::text::inert;
 
 /// The terminal's table: submission, language, score, tests, then a count
 /// per verdict.
@@ -50,47 +50,6 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
         writeln!(out)?;
     }
     Ok(())
-}
-
-/// A field a spreadsheet would take for a formula (`=HYPERLINK(…)` as a
-/// submission's name), with a `'` before it so it stays text; a number stays
-/// a number.
-fn no_formula(field: String) -> String {
-    let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']) && field.parse::<f64>().is_err();
-    if formula { format!("'{field}") } else { field }
-}
-
-/// A CSV table for spreadsheets and gradebooks, written to any `io::Write`:
-/// every field made [`inert`] (and any that would be a formula made text),
-/// then quoted (RFC 4180, `\n` line ends) when it
-/// holds a comma or a quote. `grades.csv` and `check --format csv` both
-/// write through it.
-pub struct CsvTable<W: Write> {
-    writer: csv::Writer<W>,
-}
-
-impl<W: Write> CsvTable<W> {
-    /// A table written to `out`; every row must have as many fields as the
-    /// first.
-    pub fn new(out: W) -> CsvTable<W> {
-        CsvTable { writer: csv::Writer::from_writer(out) }
-    }
-
-    /// Writes one row.
-    pub fn row<I>(&mut self, fields: I) -> io::Result<()>
-    where
-        I: IntoIterator,
-        I::Item: AsRef<str>,
-    {
-        self.writer.write_record(fields.into_iter().map(|f| no_formula(inert(f.as_ref()).into_owned())))?;
-        Ok(())
-    }
-
-    /// Writes out what is buffered; a table dropped unfinished loses any
-    /// error in doing so.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.writer.flush()
-    }
 }
 
 /// `grades.csv`: `submission,language,score,tests,passed`, then a column per test
@@ -148,12 +107,14 @@ pub fn json(
 
 /// `junit.xml`: a suite per submission, a test case per test
 /// (`classname` the submission, `name` the test); failures carry the
-/// verdict and the first difference.
+/// verdict and the first difference. Every text is made inert ([`inert`],
+/// [`inert_lines`]): CI shows these messages in its logs.
 pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut report = Report::new("ttt-referee grade");
     for r in results {
-        let mut suite = TestSuite::new(r.submission.as_str());
+        let submission = inert(&r.submission);
+        let mut suite = TestSuite::new(submission.as_ref());
         for t in &r.tests {
             let status = if t.verdict == Verdict::Pass {
                 TestCaseStatus::success()
@@ -162,18 +123,26 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
                     if t.verdict == Verdict::Wrong { NonSuccessKind::Failure } else { NonSuccessKind::Error };
                 let mut status = TestCaseStatus::non_success(kind);
                 status.set_type(t.verdict.name());
-                let mut message = format!("{}: {}", t.verdict, t.detail);
-                let mut description =
-                    t.first_difference.as_ref().map(ToString::to_string).unwrap_or_default();
+                let mut message = format!("{}: {}", t.verdict, inert(&t.detail));
+                let mut description = t
+                    .first_difference
+                    .as_ref()
+                    .map(|d| inert_lines(&d.to_string()).into_owned())
+                    .unwrap_or_default();
                 if let Some(warnings) = t.warnings() {
-                    description.push_str(warnings);
+                    description.push_str(&inert_lines(warnings));
                 }
                 if let Some(s) = &t.smallest_failing_input {
-                    let _ = write!(message, "; {}: {}", s.heading(), s.in_one_line());
+                    let _ = write!(message, "; {}: {}", s.heading(), inert(&s.in_one_line()));
                     // The XML text keeps no tabs: a tab between a move's fields becomes a space.
-                    let _ = write!(description, "\n\n{}:\n{}", s.heading(), s.input.replace('\t', " "));
+                    let _ = write!(
+                        description,
+                        "\n\n{}:\n{}",
+                        s.heading(),
+                        inert_lines(&s.input.replace('\t', " "))
+                    );
                     if let Some(d) = &s.first_difference {
-                        let _ = write!(description, "on it:\n{d}");
+                        let _ = write!(description, "on it:\n{}", inert_lines(&d.to_string()));
                     }
                 }
                 status.set_message(message);
@@ -182,13 +151,13 @@ pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
                 }
                 status
             };
-            let mut case = TestCase::new(t.test.as_str(), status);
-            case.set_classname(r.submission.as_str());
+            let mut case = TestCase::new(inert(&t.test).as_ref(), status);
+            case.set_classname(submission.as_ref());
             case.set_time(Duration::from_secs_f64(t.wall));
             suite.add_test_case(case);
         }
         if let Some(log) = &r.build_log {
-            suite.set_system_out(log.as_str());
+            suite.set_system_out(inert_lines(log).as_ref());
         }
         report.add_test_suite(suite);
     }
@@ -260,6 +229,7 @@ fn side_by_side(expected: &str, actual: &str, unmatched: &Unmatched) -> Markup {
     let column = |text: &str, unmatched: &dyn Fn(usize) -> bool| {
         html! {
             @for (i, line) in text.lines().enumerate() {
+                @let line = inert_lines(line);
                 @if unmatched(i + 1) { span.bad { (line) "\n" } } @else { (line) "\n" }
             }
         }
@@ -274,7 +244,8 @@ fn side_by_side(expected: &str, actual: &str, unmatched: &Unmatched) -> Markup {
 
 /// `report.html`: one self-contained page — a sortable overview coloured by
 /// verdict, then each submission's tests, a wrong answer shown beside the
-/// expected one.
+/// expected one. Every text of a submission's is made inert ([`inert`],
+/// [`inert_lines`]), then escaped by maud.
 pub fn html_page(
     results: &[SubmissionResult],
     protections: &str,
@@ -306,8 +277,8 @@ pub fn html_page(
                     tbody {
                         @for r in results {
                             tr {
-                                td data-key=(r.submission) { a href={ "#s-" (anchor(&r.submission)) } { (r.submission) } }
-                                td data-key=(r.language) { (r.language) }
+                                td data-key=(inert(&r.submission)) { a href={ "#s-" (anchor(&r.submission)) } { (inert(&r.submission)) } }
+                                td data-key=(inert(&r.language)) { (inert(&r.language)) }
                                 td.num data-key=(score(r.score)) { (score(r.score)) }
                                 td data-key=(score(r.score)) { div.bar {
                                     @for v in Verdict::ALL {
@@ -322,24 +293,24 @@ pub fn html_page(
                         }
                     }
                 }
-                details { summary { "Protections in force during this run" } pre { (protections) } }
+                details { summary { "Protections in force during this run" } pre { (inert_lines(protections)) } }
                 @for r in results {
-                    h2 #{ "s-" (anchor(&r.submission)) } { (r.submission) " — " (score(r.score)) }
-                    p { "Language: " (r.language) }
-                    @for note in r.provided_notes() { p.provided { (note) } }
+                    h2 #{ "s-" (anchor(&r.submission)) } { (inert(&r.submission)) " — " (score(r.score)) }
+                    p { "Language: " (inert(&r.language)) }
+                    @for note in r.provided_notes() { p.provided { (inert(&note)) } }
                     @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
-                        details open[r.build_failed] { summary { "build log" } pre { (log) } }
+                        details open[r.build_failed] { summary { "build log" } pre { (inert_lines(log)) } }
                     }
                     table {
                         thead { tr { th { "test" } th { "verdict" } th { "score" } th { "detail" } th { "time (s)" } } }
                         tbody {
                             @for t in &r.tests {
                                 tr {
-                                    td { (t.test) } td { (verdict_badge(t.verdict)) }
+                                    td { (inert(&t.test)) } td { (verdict_badge(t.verdict)) }
                                     td.num { (score(t.score)) }
-                                    td { (t.detail)
+                                    td { (inert(&t.detail))
                                         @if !t.stderr.is_empty() {
-                                            details { summary { "standard error" } pre { (t.stderr) } }
+                                            details { summary { "standard error" } pre { (inert_lines(&t.stderr)) } }
                                         }
                                     }
                                     td.num { (format!("{:.3}", t.wall)) }
@@ -348,20 +319,20 @@ pub fn html_page(
                         }
                     }
                     @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
-                        h3 { (t.test) }
+                        h3 { (inert(&t.test)) }
                         @if let Some(warnings) = t.warnings() {
-                            h4 { "The compiler's warnings" } pre.warnings { (warnings) }
+                            h4 { "The compiler's warnings" } pre.warnings { (inert_lines(warnings)) }
                         }
                         @if let Some(s) = &t.smallest_failing_input {
                             div.smallest {
-                                h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (s.detail) }
-                                pre.input { (s.input) }
+                                h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (inert(&s.detail)) }
+                                pre.input { (inert_lines(&s.input)) }
                                 // A bot's game has no answers of its own.
                                 @if !(s.expected.is_empty() && s.actual.is_empty()) {
                                     (side_by_side(&s.expected, &s.actual, &s.unmatched))
                                 }
                                 @if !s.stderr.is_empty() {
-                                    details { summary { "standard error on it" } pre { (s.stderr) } }
+                                    details { summary { "standard error on it" } pre { (inert_lines(&s.stderr)) } }
                                 }
                             }
                             @if whole_answer(t) { h4 { "The test itself" } }
@@ -392,21 +363,4 @@ pub(super) fn capitalized(text: &str) -> String {
 /// A name made safe for an HTML id.
 fn anchor(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_field_a_spreadsheet_would_run_stays_text() {
-        let mut out = Vec::new();
-        let mut table = CsvTable::new(&mut out);
-        table.row(["=HYPERLINK(\"http://x\")", "+1+1", "@SUM(A1)", "-2", "-1.5", "ann", "a=b"]).unwrap();
-        table.finish().unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "\"'=HYPERLINK(\"\"http://x\"\")\",'+1+1,'@SUM(A1),-2,-1.5,ann,a=b\n"
-        );
-    }
 }

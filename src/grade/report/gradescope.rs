@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::formats::{capitalized, inert};
+use super::formats::capitalized;
 use super::{ReportError, Sink, write_file};
 use crate::grade::result::{Graded, STDERR_LINES, SubmissionResult, TestResult, Verdict};
+use crate::text::{inert, inert_lines};
 
 /// When students see a test (Gradescope's `visibility`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -184,7 +185,7 @@ pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write)
     for (t, (score, max)) in result.tests.iter().zip(scoring.hundredths(result)) {
         total += score;
         tests.push(Case {
-            name: t.test.clone(),
+            name: inert(&t.test).into_owned(),
             score: hundredths(score),
             max_score: hundredths(max),
             status: if t.verdict == Verdict::Pass { "passed" } else { "failed" },
@@ -199,7 +200,7 @@ pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write)
     let mut output = if result.build_failed {
         format!("The build failed:\n{}", inert_text(result.build_log.as_deref().unwrap_or("")))
     } else {
-        format!("{}: {passed} of {} tests passed.", result.language, result.tests.len())
+        format!("{}: {passed} of {} tests passed.", inert(&result.language), result.tests.len())
     };
     for note in result.provided_notes() {
         let _ = write!(output, "\n{}", inert(&note));
@@ -224,18 +225,10 @@ pub fn write_failure(why: &str, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// Text made inert line by line (newlines kept).
+/// Text made inert line by line ([`inert_lines`]: newlines and tabs kept,
+/// each line neutralised), without a last newline.
 fn inert_text(text: &str) -> String {
-    text.lines().map(|l| inert(l).into_owned()).collect::<Vec<_>>().join("\n")
-}
-
-/// A test's input made inert as [`inert_text`] makes text, but for the tabs
-/// between a move's fields, which stay tabs.
-fn inert_input(text: &str) -> String {
-    text.lines()
-        .map(|l| l.split('\t').map(|piece| inert(piece).into_owned()).collect::<Vec<_>>().join("\t"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    text.lines().map(|l| inert_lines(l).into_owned()).collect::<Vec<_>>().join("\n")
 }
 
 /// A test's feedback: the verdict and why, the first difference, and the
@@ -260,7 +253,7 @@ fn case_output(t: &TestResult) -> String {
             text,
             "\n\n{}:\n{}\nOn it: {}: {}",
             capitalized(&s.heading()),
-            inert_input(&s.input),
+            inert_text(&s.input),
             s.verdict,
             inert(&s.detail)
         );
