@@ -89,6 +89,14 @@ impl Grader {
         &self.plan
     }
 
+    /// The sandbox its runs are made in (for tests that inject the
+    /// sandbox's own faults mid-grading).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn sandbox(&self) -> &Sandbox {
+        self.workshop.sandbox()
+    }
+
     /// What the sandbox protects on this machine.
     #[must_use]
     pub fn protections(&self) -> &Protections {

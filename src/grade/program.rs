@@ -160,6 +160,11 @@ impl Tests<'_> {
         Ok(match self.stage.sandbox.run(job) {
             Ok(run) => judge(test, &run, &self.program.io, self.stage.plan),
             Err(SandboxError::Interrupted) => return Err(Stopped),
+            // Fail closed: a run that would have had less protection than
+            // the grading promised was not made, and its test is no pass.
+            Err(e @ SandboxError::Unprotected { .. }) => {
+                TestResult::not_run(&test.name, Verdict::Error, format!("the grader could not judge it: {e}"))
+            }
             // The sandbox failing is not the program's doing, but it stops
             // only this test, never the grading.
             Err(e) => TestResult::not_run(

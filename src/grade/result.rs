@@ -35,6 +35,11 @@ pub use crate::outcome::Stopped;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
+    /// The grader could not judge it fairly: the sandbox refused its run
+    /// (or its build) because a protection promised when the grading
+    /// began was missing. Not the program's doing, and never a pass: the
+    /// grading fails closed, and the TA regrades it.
+    Error,
     /// The submission did not build; nothing ran.
     BuildFailed,
     /// Killed at the wall-clock or CPU limit.
@@ -53,7 +58,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in the order reports list them.
-    pub const ALL: [Verdict; 7] = [
+    pub const ALL: [Verdict; 8] = [
         Verdict::Pass,
         Verdict::Wrong,
         Verdict::NoOutput,
@@ -61,6 +66,7 @@ impl Verdict {
         Verdict::Crashed,
         Verdict::OutputLimit,
         Verdict::BuildFailed,
+        Verdict::Error,
     ];
 
     /// The verdict's name in reports: `pass`, `time-limit`, ….
@@ -74,6 +80,7 @@ impl Verdict {
             Verdict::Crashed => "crashed",
             Verdict::OutputLimit => "output-limit",
             Verdict::BuildFailed => "build-failed",
+            Verdict::Error => "error",
         }
     }
 }

@@ -77,7 +77,7 @@ pub fn not_run(plan: &Plan, name: &str, failure: &Failure, tell: &Tell<'_>) -> S
         .map(|test| {
             let test = TestResult::not_run(
                 test,
-                Verdict::BuildFailed,
+                if failure.by_grader { Verdict::Error } else { Verdict::BuildFailed },
                 text::said(&failure.detail, DETAIL_BYTES).into_owned(),
             );
             tell(&test);
@@ -89,7 +89,7 @@ pub fn not_run(plan: &Plan, name: &str, failure: &Failure, tell: &Tell<'_>) -> S
         submission: name.to_owned(),
         language: failure.language.clone(),
         score: 0.0,
-        build_failed: true,
+        build_failed: !failure.by_grader,
         build_log: Some(if log.len() > BUILD_LOG_BYTES {
             text::said(log, BUILD_LOG_BYTES).into_owned()
         } else {

@@ -27,6 +27,12 @@ pub enum Build {
         /// Its log.
         log: String,
     },
+    /// The sandbox refused to run it: a protection promised when the
+    /// grading began was missing. The grader's fault, not the build's.
+    Refused {
+        /// Why, in words.
+        why: String,
+    },
 }
 
 /// Builds the tree at `source` (in `area`) with the shell `command`, in
@@ -68,6 +74,7 @@ pub fn build(
             }
         }
         Err(SandboxError::Interrupted) => return Err(Stopped),
+        Err(e @ SandboxError::Unprotected { .. }) => return Ok(Build::Refused { why: e.to_string() }),
         Err(e) => (false, format!("[the sandbox could not run the build: {e}]\n")),
     };
     Ok(if ok { Build::Built { dir: built, log } } else { Build::Failed { log } })

@@ -89,6 +89,9 @@ pub struct Failure {
     /// What the copy lacked or changed of the provided files, if they
     /// were placed before it failed.
     pub provided: Option<Placed>,
+    /// Whether the grader is at fault, not the submission: the sandbox
+    /// refused its build for a protection it lacked.
+    pub by_grader: bool,
 }
 
 impl Failure {
@@ -96,7 +99,13 @@ impl Failure {
     /// log and the detail.
     #[must_use]
     pub fn early(why: String) -> Failure {
-        Failure { language: "unknown".to_owned(), log: why.clone(), detail: why, provided: None }
+        Failure {
+            language: "unknown".to_owned(),
+            log: why.clone(),
+            detail: why,
+            provided: None,
+            by_grader: false,
+        }
     }
 
     /// What a caller that shows one message says: the detail, then the log
@@ -280,7 +289,11 @@ impl Workshop {
                         log,
                         detail: "the build failed".to_owned(),
                         provided: None,
+                        by_grader: false,
                     }));
+                }
+                Ok(Build::Refused { why }) => {
+                    return Err(with_provided(Failure { language, by_grader: true, ..Failure::early(why) }));
                 }
                 Ok(Build::Built { dir, log }) => {
                     build_log = Some(log);

@@ -50,7 +50,7 @@ impl Docker {
         // Exit status 77: this machine does not let the profile be made.
         let tried = Command::new(&profile).arg("true").output().unwrap();
         if tried.status.code() == Some(77) {
-            eprintln!("{test}: skipped: {}", String::from_utf8_lossy(&tried.stderr).trim());
+            crate::util::skip(&format!("{test}: {}", String::from_utf8_lossy(&tried.stderr).trim()));
             return None;
         }
         assert!(tried.status.success(), "{}", String::from_utf8_lossy(&tried.stderr));

@@ -198,3 +198,34 @@ fn a_panic_grading_one_submission_is_that_submissions_internal_error() {
          were graded. This is a bug in ttt-referee: please report it with this message."
     );
 }
+
+/// Fail closed: a container lost mid-grading (after the probe promised
+/// one) refuses every later run, builds too, and no test is graded as if
+/// it had been protected: each is `error`, saying why, and none scores.
+/// Plain programs that would pass are graded, so a pass here could only come
+/// from a run made without its container.
+#[test]
+fn a_protection_lost_mid_grading_makes_every_test_an_error_never_a_pass() {
+    use ttt_referee::sandbox::Fault;
+    let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
+    let grader = Grader::with_sandbox(plan(), sandbox).unwrap();
+    if !grader.protections().complete() {
+        // Where no container is promised there is nothing to lose
+        // (sandbox.rs tests that runs there say what they lacked).
+        crate::util::skip("this machine gives the sandbox no container to promise");
+        return;
+    }
+    grader.sandbox().inject_fault(Fault::NoContainer);
+    let done = grader.grade(&students(), &mut Told::default()).unwrap();
+    for result in &done.results {
+        assert!(result.score.abs() < f64::EPSILON, "{}: {}", result.submission, result.score);
+        for test in &result.tests {
+            assert_eq!(test.verdict, Verdict::Error, "{}/{}: {}", result.submission, test.test, test.detail);
+            assert!(test.detail.contains("the container"), "{}", test.detail);
+        }
+    }
+    // A language whose build needs no sandbox run (Python) is refused at
+    // its first test; the compiled ones at their build.
+    let python = done.results.iter().find(|r| r.submission == "cleo-py").unwrap();
+    assert!(!python.build_failed, "{python:?}");
+}

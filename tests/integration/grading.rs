@@ -712,7 +712,7 @@ fn bash_completes(words: &[&str]) -> Option<Vec<String>> {
 #[test]
 fn bash_completes_a_subcommands_options() {
     let Some(replies) = bash_completes(&["ttt-referee", "grade", "--te"]) else {
-        eprintln!("skipped: no bash on this machine to source the completion script in");
+        crate::util::skip("no bash on this machine to source the completion script in");
         return;
     };
     assert_eq!(replies, ["--tests"]);
@@ -755,7 +755,7 @@ fn fish_completes(line: &str) -> Option<Vec<String>> {
 #[test]
 fn fish_completes_subcommands_options_and_every_value_list() {
     let Some(replies) = fish_completes("ttt-referee --style ") else {
-        eprintln!("skipped: no fish on this machine");
+        crate::util::skip("no fish on this machine");
         return;
     };
     assert_eq!(replies, ["classic", "grid", "table"]);
@@ -847,7 +847,7 @@ fn zsh_completes(typed: &str, expected: &str) -> Option<String> {
 #[test]
 fn zsh_completes_subcommands_their_options_and_value_lists() {
     let Some(seen) = zsh_completes("ttt-referee grade --hea", "--header") else {
-        eprintln!("skipped: no zsh on this machine");
+        crate::util::skip("no zsh on this machine");
         return;
     };
     assert!(seen.contains("ttt-referee grade --header="), "{seen:?}");

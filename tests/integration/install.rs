@@ -31,11 +31,11 @@ const BUILD: &str = "cc -O1 -o prog main.c";
 /// `switches` users); if not, it says why on standard error.
 pub fn runnable(test: &str, switches: bool) -> bool {
     if !nix::unistd::geteuid().is_root() {
-        eprintln!("{test}: skipped: it needs root");
+        crate::util::skip(&format!("{test}: it needs root"));
         return false;
     }
     if switches && Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("{test}: skipped: it needs setpriv");
+        crate::util::skip(&format!("{test}: it needs setpriv"));
         return false;
     }
     true
@@ -186,7 +186,7 @@ impl UserArea {
         let dir = tempfile::tempdir().unwrap();
         let parent = dir.path().parent().unwrap();
         if fs::metadata(parent).unwrap().permissions().mode() & 0o001 == 0 {
-            eprintln!("skipped: {} cannot be passed through by another user", parent.display());
+            crate::util::skip(&format!("{} cannot be passed through by another user", parent.display()));
             return None;
         }
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();

@@ -80,7 +80,11 @@ fn harnessed(
                     log,
                     detail: "it does not compile".to_owned(),
                     provided: None,
+                    by_grader: false,
                 }));
+            }
+            Build::Refused { why } => {
+                return Err(NotBuilt::Failed(Failure { language, by_grader: true, ..Failure::early(why) }));
             }
             Build::Built { dir, log } => {
                 start = dir;
@@ -103,12 +107,7 @@ fn harnessed(
 /// Why the submission cannot be graded at all, before its language is
 /// known.
 fn early(why: String) -> NotBuilt {
-    NotBuilt::Failed(Failure {
-        language: "unknown".to_owned(),
-        log: why.clone(),
-        detail: why,
-        provided: None,
-    })
+    NotBuilt::Failed(Failure::early(why))
 }
 
 /// Writes `harness`'s files into the grader's own directory `ours`, as
@@ -152,6 +151,8 @@ fn calls(stage: &Stage<'_>, api: CallsPlan) -> Result<SubmissionResult, Stopped>
                 stdout: run.stdout,
             },
             Err(SandboxError::Interrupted) => return None,
+            // Fail closed: a call the sandbox would not run unprotected is
+            // no answer, and the harness's calls left are not run.
             Err(e) => Ran { ending: format!("the sandbox could not run it: {e}"), ..Ran::default() },
         })
     };
@@ -163,7 +164,8 @@ fn calls(stage: &Stage<'_>, api: CallsPlan) -> Result<SubmissionResult, Stopped>
             let detail = assignment.not_loaded(&why);
             let mut log = built.build_log.clone().unwrap_or_default();
             log.push_str(&why);
-            let failure = Failure { language: built.language.clone(), log, detail, provided: None };
+            let failure =
+                Failure { language: built.language.clone(), log, detail, ..Failure::early(String::new()) };
             return Ok(not_run(plan, &built.name, &failure, stage.tell));
         }
     };

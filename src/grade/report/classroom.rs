@@ -121,11 +121,11 @@ struct RunnerTest {
 }
 
 /// A test's status for the reporter: `pass`, `error` when it could not be
-/// run (a failed build), `fail` otherwise.
+/// run (a failed build, a run the sandbox refused), `fail` otherwise.
 fn status(t: &TestResult) -> &'static str {
     match t.verdict {
         Verdict::Pass => "pass",
-        Verdict::BuildFailed => "error",
+        Verdict::BuildFailed | Verdict::Error => "error",
         _ => "fail",
     }
 }

@@ -174,6 +174,7 @@ fn colour(verdict: Verdict) -> &'static str {
         Verdict::Crashed => "#6a1b9a",
         Verdict::OutputLimit => "#ad1457",
         Verdict::BuildFailed => "#424242",
+        Verdict::Error => "#000000",
     }
 }
 
