@@ -63,6 +63,10 @@ impl Entrant for EngineEntrant {
         &self.name
     }
 
+    fn replays(&self) -> bool {
+        true
+    }
+
     fn join(&self, setup: &Setup, seat: usize) -> Result<Box<dyn Seat>, Forfeit> {
         check(self.kind, setup.geometry, &setup.marks)
             .map_err(|e| Forfeit::new(ForfeitKind::Limit, e.to_string()))?;

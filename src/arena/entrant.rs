@@ -19,6 +19,12 @@ pub trait Entrant: Send + Sync {
     fn name(&self) -> &str;
     /// A player for one game, seated as `seat` (0-based turn order). Err = it could not even start: a forfeit.
     fn join(&self, setup: &Setup, seat: usize) -> Result<Box<dyn Seat>, Forfeit>;
+    /// Whether its moves follow from the game's setup and position alone
+    /// (an engine, seeded from the game's seed), so the moves a record says
+    /// it made can be checked by asking it again. A bot's cannot.
+    fn replays(&self) -> bool {
+        false
+    }
 }
 
 /// One participant's player in one game.

@@ -8,14 +8,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::board::Geometry;
-use crate::game::Move;
+use crate::board::{Geometry, Storage};
+use crate::game::{Game, Move};
 use crate::output::{self, Durability};
 use crate::player::Mark;
+use crate::text;
 
 use super::contest::{self, Ending};
-use super::entrant::{Entrant, Setup};
-use super::record::{self, Heading, Mismatch};
+use super::entrant::{Entrant, Position, Seat, Setup};
+use super::record::{self, Heading, Mismatch, Recorded};
 use super::result::GameResult;
 use super::schedule::Fixture;
 
@@ -282,6 +283,7 @@ impl Event<'_> {
         };
         let text = String::from_utf8(bytes).map_err(|_| foreign(Mismatch::new("it is not UTF-8 text")))?;
         let recorded = record::read(&text, &self.heading(fixture), self.opening(fixture)).map_err(foreign)?;
+        self.replay_engines(fixture, &recorded).map_err(foreign)?;
         Ok(Some(GameResult {
             number: fixture.number,
             seats: fixture.seats.clone(),
@@ -292,6 +294,54 @@ impl Event<'_> {
             stderr: None,
             resumed: true,
         }))
+    }
+}
+
+impl Event<'_> {
+    /// Checks the moves `recorded` says each engine of `fixture`'s game made
+    /// by asking the engine again, seated and seeded as it was: a record
+    /// edited to claim a game the engines never played (moves that referee
+    /// to the claimed result, say, but that `perfect` would not make) is
+    /// refused, not counted.
+    fn replay_engines(&self, fixture: &Fixture, recorded: &Recorded) -> Result<(), Mismatch> {
+        let setup = self.setup(fixture);
+        let heading = self.heading(fixture);
+        let mut seats: Vec<Option<Box<dyn Seat>>> = fixture
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, &who)| {
+                let entrant = &self.entrants[who];
+                if entrant.replays() { entrant.join(&setup, seat).ok() } else { None }
+            })
+            .collect();
+        let mut game = Game::new(heading.players(), self.geometry, Storage::Auto);
+        let opening = self.opening(fixture).len();
+        let mut mismatch = None;
+        for (at, &mv) in recorded.moves.iter().enumerate() {
+            let seat = mv.player.index();
+            if at >= opening
+                && let Some(Some(sitting)) = seats.get_mut(seat)
+            {
+                let said = sitting.answer(&Position::new(&game)).unwrap_or_default();
+                if said.trim() != mv.square.number().to_string() {
+                    mismatch = Some(Mismatch::new(format!(
+                        "its move {} ({} {}) is not what {} plays there ({}): it is not the game played",
+                        at + 1,
+                        heading.marks[seat],
+                        mv.square.number(),
+                        text::line(&text::inert(&heading.names[seat])),
+                        text::line(&text::inert(said.trim())),
+                    )));
+                    break;
+                }
+            }
+            game.play_unchecked(mv);
+        }
+        for sitting in seats.into_iter().flatten() {
+            sitting.finish();
+        }
+        mismatch.map_or(Ok(()), Err)
     }
 }
 
@@ -402,6 +452,41 @@ mod tests {
                 .starts_with(&format!("{}: cannot read: ", dir.path().join("games/001.txt").display())),
             "{error}"
         );
+    }
+
+    /// A record forged to claim a game the engines never played — legal
+    /// moves that referee to the result its title claims, but not the moves
+    /// `perfect` makes — is refused on resume, not counted.
+    #[test]
+    fn a_forged_record_of_an_engines_game_is_refused() {
+        let entrants = entrants();
+        let dir = tempfile::tempdir().unwrap();
+        event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap();
+        let planned = event(&entrants, 1);
+        let fixture = &planned.fixtures[0];
+        assert_eq!(fixture.seats, [0, 1], "game 1: perfect (X) vs random (O)");
+        let players = planned.heading(fixture).players();
+        let moves: Vec<Move> = [1, 5, 2, 3, 4, 7]
+            .iter()
+            .zip([0, 1, 0, 1, 0, 1])
+            .map(|(&square, player)| Move {
+                player: crate::player::PlayerId::new(player),
+                square: crate::board::Square::from_index(square - 1),
+            })
+            .collect();
+        let forged = planned.heading(fixture).write(&moves, None, &Ending::Win(1));
+        assert!(forged.starts_with("Match game 1 (seed 1): perfect (X) vs random (O): O wins\n"), "{forged}");
+        // The referee itself finds nothing wrong with it.
+        assert!(record::read(&forged, &planned.heading(fixture), &[]).is_ok(), "{players}");
+        std::fs::write(dir.path().join("games/001.txt"), &forged).unwrap();
+        let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
+        assert!(
+            error.to_string().contains(
+                ": not the record of game 1 of this match: its move 1 (X 1) is not what perfect plays there ("
+            ),
+            "{error}"
+        );
+        assert!(error.to_string().ends_with("remove the file to play the game again"), "{error}");
     }
 
     #[test]
