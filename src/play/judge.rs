@@ -28,9 +28,10 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::rc::Rc;
 
-use super::{PlayError, Profile, Side, session, uri};
+pub use super::dialect::Lines;
+use super::dialect::{Decider, Dialect};
+use super::{PlayError, Profile, Side, session};
 use crate::board::Square;
-use crate::engine::rules;
 use crate::game::Game;
 use crate::text;
 
@@ -80,38 +81,6 @@ pub struct Choice {
     pub square: u64,
     /// The squares allowed, numbered from 1.
     pub among: Vec<u64>,
-}
-
-/// Which lines of a profile's session are compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lines {
-    /// Every line.
-    All,
-    /// Every line but those the handout leaves free.
-    AllButFree,
-    /// Only the boards and the result.
-    BoardsAndResult,
-}
-
-impl Profile {
-    /// Which lines of this profile's session are compared when a program is
-    /// judged by its game.
-    #[must_use]
-    pub fn fixed_lines(self) -> Lines {
-        match self {
-            Profile::Default | Profile::Uri | Profile::Xtreme => Lines::All,
-            Profile::Extended => Lines::AllButFree,
-            Profile::Smalltalk => Lines::BoardsAndResult,
-        }
-    }
-}
-
-/// Whether an `extended` session's line is one the handout leaves free.
-fn free_in_extended(line: &str) -> bool {
-    line == "It's a draw!"
-        || line.starts_with("The number to win cannot")
-        || line == "Please enter a single character"
-        || line.ends_with("cannot represent a player, please pick again")
 }
 
 /// One line of output as it is compared: trimmed, runs of spaces one
@@ -206,20 +175,6 @@ fn cells(game: &Game) -> String {
         .collect()
 }
 
-/// The squares the assignment allows a computer player in `game`, where the
-/// console itself chose `own`; what the rule takes; and whether it leaves
-/// the choice among them to chance.
-fn allowed(profile: Profile, game: &Game, own: Square) -> (Vec<Square>, &'static str, bool) {
-    match profile {
-        Profile::Smalltalk => {
-            let (squares, rule) = rules::allowed(game);
-            (squares, rule.name(), rule.by_chance())
-        }
-        Profile::Uri => (vec![uri::starter_move(game)], "starter's minimax_move", false),
-        Profile::Default | Profile::Xtreme | Profile::Extended => (vec![own], "engine", false),
-    }
-}
-
 /// A list of square numbers in words: `3`, `1 or 3`, `1, 3, 7 or 9`.
 fn either(squares: &[Square]) -> String {
     let numbers: Vec<String> = squares.iter().map(|s| s.number().to_string()).collect();
@@ -256,16 +211,16 @@ pub fn judge(
     script: &[u8],
     output: &[u8],
 ) -> Result<Judgement, PlayError> {
+    let dialect = profile.dialect();
     let shown = Rc::new(lines(output, MOST_LINES));
-    let policy = profile.fixed_lines();
     let written = Rc::new(RefCell::new(Vec::new()));
     let replay = Rc::new(RefCell::new(Replay::default()));
     let chooser = {
         let (shown, written, replay) = (Rc::clone(&shown), Rc::clone(&written), Rc::clone(&replay));
         Box::new(move |game: &Game, own: Square| {
             let so_far = lines(&written.borrow(), MOST_LINES);
-            let theirs = shown_move(profile, policy, game, &so_far, &shown);
-            let (allowed, what, by_chance) = allowed(profile, game, own);
+            let theirs = shown_move(dialect, game, &so_far, &shown);
+            let (allowed, decider) = dialect.allowed(game, own);
             let mut replay = replay.borrow_mut();
             let Some(square) = theirs else { return own };
             if replay.departure.is_some() {
@@ -273,25 +228,20 @@ pub fn judge(
             }
             if !allowed.contains(&square) {
                 let number = game.moves_made() + 1;
-                let who = if profile == Profile::Uri { "the AI" } else { "the computer" };
-                let rule = match what {
-                    "win" => format!("it must win at {}", either(&allowed)),
-                    "block" => format!("it must block at {}", either(&allowed)),
-                    "starter's minimax_move" => {
-                        format!("the starter's minimax_move takes {}", either(&allowed))
-                    }
-                    other => format!("it must take the {other} {}", either(&allowed)),
-                };
+                let (who, rule) = (dialect.computer(), decider.must(&either(&allowed)));
                 replay.departure = Some(format!("move {number}: {who} took {}; {rule}", square.number()));
                 return own;
             }
             // Several winning (or blocking) squares are the program's to
             // choose among as it likes; the seed leaves only the centre, the
             // corner and the last free square to chance.
-            if allowed.len() > 1 && by_chance {
+            if let Decider::Strategy(rule) = decider
+                && allowed.len() > 1
+                && decider.by_chance()
+            {
                 replay.choices.push(Choice {
                     position: cells(game),
-                    what,
+                    what: rule.name(),
                     square: square.number(),
                     among: allowed.iter().map(|s| s.number()).collect(),
                 });
@@ -312,29 +262,21 @@ pub fn judge(
     let replay = std::mem::take(&mut *replay.borrow_mut());
     let departure = match replay.departure {
         Some(why) => Some(Departure { kind: DepartureKind::Wrong, why }),
-        None => compare(policy, &lines(&expected, MOST_LINES), &shown, finished),
+        None => compare(dialect, &lines(&expected, MOST_LINES), &shown, finished),
     };
     Ok(Judgement { departure, choices: replay.choices, finished, expected })
 }
 
 /// The square the program's computer player took in `game`, as its output
-/// shows it just after what the session has written so far: its `AI's
-/// move: N` line (`uri`), else the next board it drew. `None` if it cannot
-/// be read.
-fn shown_move(
-    profile: Profile,
-    policy: Lines,
-    game: &Game,
-    so_far: &[Line],
-    shown: &[Line],
-) -> Option<Square> {
+/// shows it just after what the session has written so far: the line that
+/// announces it, in a dialect that does (`AI's move: N`), else the next
+/// board it drew. `None` if it cannot be read.
+fn shown_move(dialect: &dyn Dialect, game: &Game, so_far: &[Line], shown: &[Line]) -> Option<Square> {
     let g = game.board().geometry();
-    let at = aligned(policy, so_far, shown)?;
-    if profile == Profile::Uri {
-        let said = shown.get(at..)?.iter().take(3).find_map(|l| l.text.strip_prefix("AI's move:"));
-        if let Some(number) = said {
-            return g.parse_square(number.trim());
-        }
+    let at = aligned(dialect, so_far, shown)?;
+    let said = shown.get(at..)?.iter().take(3).find_map(|l| dialect.announced_move(&l.text));
+    if let Some(number) = said {
+        return g.parse_square(number.trim());
     }
     let now = cells(game);
     let (rows, cols) = (g.rows() as usize, g.cols() as usize);
@@ -349,11 +291,11 @@ fn shown_move(
 
 /// Where in the program's lines the session's `so_far` ends: the same
 /// number of lines (compared lines, for a policy that compares only some).
-fn aligned(policy: Lines, so_far: &[Line], shown: &[Line]) -> Option<usize> {
-    match policy {
+fn aligned(dialect: &dyn Dialect, so_far: &[Line], shown: &[Line]) -> Option<usize> {
+    match dialect.fixed_lines() {
         Lines::All => (so_far.len() <= shown.len()).then_some(so_far.len()),
         // A free line may take more than one of the program's lines.
-        Lines::AllButFree => match walk(policy, so_far, shown) {
+        Lines::AllButFree => match walk(dialect, so_far, shown) {
             Walk::Matched(at) => Some(at),
             Walk::Departed(_) => (so_far.len() <= shown.len()).then_some(so_far.len()),
         },
@@ -421,13 +363,14 @@ enum Walk {
 /// program's next line. Under [`Lines::AllButFree`] a run of free lines is
 /// answered by one or more of the program's lines in any words, so a draw
 /// line or a refusal may take two lines, but none of them may be a line
-/// the session fixes ([`fixed_in_extended`]): a free line can be neither
-/// left out nor stand for another result (`Player O wins!` where the game
-/// is a draw).
-fn walk(policy: Lines, expected: &[Line], shown: &[Line]) -> Walk {
+/// the session fixes ([`Dialect::is_never_free`]): a free line can be
+/// neither left out nor stand for another result (`Player O wins!` where
+/// the game is a draw).
+fn walk(dialect: &dyn Dialect, expected: &[Line], shown: &[Line]) -> Walk {
     let wrong = |why: String| Walk::Departed(Departure { kind: DepartureKind::Wrong, why });
     let short = |why: String| Walk::Departed(Departure { kind: DepartureKind::Short, why });
-    let free = |line: &Line| policy == Lines::AllButFree && free_in_extended(&line.text);
+    let policy = dialect.fixed_lines();
+    let free = |line: &Line| policy == Lines::AllButFree && dialect.is_free(&line.text);
     let fixed: HashSet<&str> = expected.iter().filter(|l| !free(l)).map(|l| l.text.as_str()).collect();
     let (mut i, mut at) = (0, 0);
     while let Some(want) = expected.get(i) {
@@ -436,7 +379,7 @@ fn walk(policy: Lines, expected: &[Line], shown: &[Line]) -> Walk {
             let start = at;
             while let Some(got) = shown.get(at) {
                 let ends = expected.get(next).is_some_and(|n| n.text == got.text);
-                if ends || fixed_in_extended(&got.text, &fixed) {
+                if ends || fixed.contains(got.text.as_str()) || dialect.is_never_free(&got.text) {
                     break;
                 }
                 at += 1;
@@ -476,21 +419,14 @@ fn walk(policy: Lines, expected: &[Line], shown: &[Line]) -> Walk {
     Walk::Matched(at)
 }
 
-/// Whether a program's line is one an `extended` session fixes, so that it
-/// cannot answer a free line: a line of the session's own (`fixed`), a line
-/// of a board's table, or a win announcement for any player.
-fn fixed_in_extended(line: &str, fixed: &HashSet<&str>) -> bool {
-    fixed.contains(line) || line.contains('|') || (line.starts_with("Player ") && line.ends_with(" wins!"))
-}
-
-/// The first place `shown` departs from `expected`, compared as `policy`
+/// The first place `shown` departs from `expected`, compared as `dialect`
 /// says; `None` if it never does. Lines after the session's end are held
 /// against the program only when the game was played to its end.
-fn compare(policy: Lines, expected: &[Line], shown: &[Line], finished: bool) -> Option<Departure> {
+fn compare(dialect: &dyn Dialect, expected: &[Line], shown: &[Line], finished: bool) -> Option<Departure> {
     let wrong = |why: String| Some(Departure { kind: DepartureKind::Wrong, why });
     let short = |why: String| Some(Departure { kind: DepartureKind::Short, why });
-    match policy {
-        Lines::All | Lines::AllButFree => match walk(policy, expected, shown) {
+    match dialect.fixed_lines() {
+        Lines::All | Lines::AllButFree => match walk(dialect, expected, shown) {
             Walk::Departed(departure) => Some(departure),
             Walk::Matched(next) => match shown.get(next) {
                 Some(extra) if finished => wrong(format!(
