@@ -207,3 +207,31 @@ pub enum Typed {
 pub fn square_number(row: u32, col: u32) -> String {
     (row * 3 + col + 1).to_string()
 }
+
+/// The words of a line, as a result is read from them: runs of letters and
+/// digits, in lower case.
+fn words(line: &str) -> Vec<String> {
+    line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Whether a line names a player with win, won or wins, in any case, with
+/// or without `!`: `Player O wins`, `X won!`, `player X wins!`, `the winner
+/// is X`. A player is a mark, one character, as every dialect names one
+/// (`Player X`, `X wins`); `nobody won` and `3 in a row to win` name none.
+#[must_use]
+pub fn names_a_winner(line: &str) -> bool {
+    let words = words(line);
+    let mark = |w: &String| w.chars().count() == 1;
+    let win = |w: &String| matches!(w.as_str(), "win" | "wins" | "won" | "winner");
+    let named = words.windows(2).any(|pair| match pair[1].as_str() {
+        "wins" | "won" => mark(&pair[0]),
+        _ => pair[0] == "player" && mark(&pair[1]) && words.iter().any(win),
+    });
+    named || words.iter().enumerate().any(|(i, w)| w == "winner" && words[i + 1..].iter().take(2).any(mark))
+}
+
+/// Whether a line tells a tie: `It's a draw!`, `Cat's game`, `tied`.
+#[must_use]
+pub fn tells_a_tie(line: &str) -> bool {
+    words(line).iter().any(|w| matches!(w.as_str(), "tie" | "tied" | "draw" | "drawn" | "cat" | "stalemate"))
+}

@@ -29,7 +29,7 @@
 use std::io::{BufRead, Write};
 use std::ops::RangeInclusive;
 
-use super::dialect::{Dialect, Lines, Setting, Typed, Typing};
+use super::dialect::{Dialect, Lines, Setting, Typed, Typing, names_a_winner};
 use super::{Answer, Console, Dialogue, PlayError, Refusal, Setup, Side, Words, show};
 use crate::board::{Geometry, Storage};
 use crate::game::{Game, Move, Outcome};
@@ -82,9 +82,11 @@ impl Dialect for ExtendedDialect {
             || line.ends_with(CANNOT_REPRESENT)
     }
 
-    /// A line of a board's table, or a win announcement for any player.
+    /// A line of a board's table, or a line that names a winner in any
+    /// words (`Player O wins`, `X won!`): a win is told only by its own
+    /// fixed line, so a free line can never stand for one.
     fn is_never_free(&self, line: &str) -> bool {
-        line.contains('|') || (line.starts_with("Player ") && line.ends_with(" wins!"))
+        line.contains('|') || names_a_winner(line)
     }
 
     /// Two players, X and O (sometimes a refused count, or O typed as X

@@ -29,7 +29,7 @@ use std::io::Write;
 use std::rc::Rc;
 
 pub use super::dialect::Lines;
-use super::dialect::{Decider, Dialect};
+use super::dialect::{Decider, Dialect, tells_a_tie};
 use super::{PlayError, Profile, Side, session};
 use crate::board::Square;
 use crate::game::Game;
@@ -363,9 +363,9 @@ enum Walk {
 /// program's next line. Under [`Lines::AllButFree`] a run of free lines is
 /// answered by one or more of the program's lines in any words, so a draw
 /// line or a refusal may take two lines, but none of them may be a line
-/// the session fixes ([`Dialect::is_never_free`]): a free line can be
-/// neither left out nor stand for another result (`Player O wins!` where
-/// the game is a draw).
+/// the session fixes ([`Dialect::is_never_free`]), nor tell a tie where the
+/// free lines tell none: a free line can be neither left out nor stand for
+/// another result (`Player O wins` where the game is a draw).
 fn walk(dialect: &dyn Dialect, expected: &[Line], shown: &[Line]) -> Walk {
     let wrong = |why: String| Walk::Departed(Departure { kind: DepartureKind::Wrong, why });
     let short = |why: String| Walk::Departed(Departure { kind: DepartureKind::Short, why });
@@ -376,10 +376,18 @@ fn walk(dialect: &dyn Dialect, expected: &[Line], shown: &[Line]) -> Walk {
     while let Some(want) = expected.get(i) {
         if free(want) {
             let next = expected[i..].iter().position(|l| !free(l)).map_or(expected.len(), |n| i + n);
+            // The free lines may be said in other words, but not as
+            // another result: only a run that stands for a tie may tell one.
+            let tie = expected[i..next].iter().any(|l| tells_a_tie(&l.text));
             let start = at;
             while let Some(got) = shown.get(at) {
                 let ends = expected.get(next).is_some_and(|n| n.text == got.text);
-                if ends || fixed.contains(got.text.as_str()) || dialect.is_never_free(&got.text) {
+                let another_result = !tie && tells_a_tie(&got.text);
+                if ends
+                    || another_result
+                    || fixed.contains(got.text.as_str())
+                    || dialect.is_never_free(&got.text)
+                {
                     break;
                 }
                 at += 1;
@@ -498,6 +506,7 @@ impl Write for SharedWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::play::dialect::names_a_winner;
 
     /// The profile's own session for `script`, as a correct program prints it.
     fn session_of(profile: Profile, seed: u64, script: &str) -> String {
@@ -655,6 +664,57 @@ mod tests {
             ),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_free_line_that_names_a_winner_or_another_result_is_a_departure() {
+        // Found by an attacker: only the exact `Player X wins!` was refused
+        // in place of the draw line, so `Player O wins` passed for a draw.
+        let correct = session_of(Profile::Extended, 0, EXTENDED_DRAW);
+        for spelling in ["Player O wins", "Player X won!", "X wins!", "player X wins!", "The winner is O"] {
+            let lying = correct.replace("It's a draw!", spelling);
+            let departure = verdict(Profile::Extended, EXTENDED_DRAW, &lying).unwrap();
+            assert_eq!(departure.kind, DepartureKind::Wrong, "{spelling}");
+            assert!(
+                departure.why.ends_with(&format!(
+                    ": expected `It's a draw!` or other words for it, found `{spelling}`"
+                )),
+                "{spelling}: {}",
+                departure.why
+            );
+        }
+        // A second line of the draw's own words may not name a winner either.
+        let two = correct.replace("It's a draw!", "Cat's game!\nPlayer X wins");
+        assert_eq!(verdict(Profile::Extended, EXTENDED_DRAW, &two).unwrap().kind, DepartureKind::Wrong);
+        // A refusal in other words may not tell a tie.
+        let refusal = "The number to win cannot be lower than 3";
+        let tie = correct.replace(refusal, "It's a tie");
+        let why = verdict(Profile::Extended, EXTENDED_DRAW, &tie).unwrap().why;
+        assert!(
+            why.ends_with(&format!(": expected `{refusal}` or other words for it, found `It's a tie`")),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn results_are_read_from_words_without_reading_them_into_refusals() {
+        for line in
+            ["Player O wins", "Player X won!", "X wins!", "player X wins!", "Winner: X", "Player X, you win!"]
+        {
+            assert!(names_a_winner(line), "{line}");
+        }
+        for line in [
+            "Tie game - nobody wins.",
+            "The board is full and nobody won.",
+            "You need at least 3 in a row to win",
+            "at most 3 in a row can win",
+            "The number to win cannot exceed 3",
+            "Each player needs 3 in a row to win",
+        ] {
+            assert!(!names_a_winner(line), "{line}");
+        }
+        assert!(tells_a_tie("Cat's game!") && tells_a_tie("It's a draw!") && tells_a_tie("We tied."));
+        assert!(!tells_a_tie("Please enter a single character") && !tells_a_tie("That space is unavailable"));
     }
 
     #[test]

@@ -13,8 +13,13 @@ use crate::util::{Graded, fixture, referee};
 
 /// `fixtures/{name}-class` graded on its `tests` as its README says.
 fn grade_class(name: &str, tests: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
+    grade_students(&format!("{name}-class"), tests, extra)
+}
+
+/// The students of `fixtures/{dir}` graded on its `tests`.
+fn grade_students(dir: &str, tests: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
     let out = crate::util::kept_dir();
-    let class = fs::canonicalize(fixture(&format!("{name}-class"))).unwrap();
+    let class = fs::canonicalize(fixture(dir)).unwrap();
     let mut students: Vec<PathBuf> =
         fs::read_dir(class.join("students")).unwrap().map(|e| e.unwrap().path()).collect();
     students.sort();
@@ -246,6 +251,32 @@ fn each_planted_bug_in_the_extended_class_is_named_where_the_game_departs() {
     assert!(bad["stderr"].as_str().unwrap().contains("java.util.InputMismatchException"), "{bad:#}");
     // Every script plays its games to their end: nothing to warn about.
     assert!(!graded.stderr.contains("the script ends before its game does"), "{}", graded.stderr);
+}
+
+#[test]
+fn a_draw_announced_as_a_win_is_wrong_in_any_spelling() {
+    let (graded, _) = grade_students("extended-attacks", "tests", &["--profile", "extended"]);
+    let want = [
+        ("ava-official", "p"),
+        ("kai-player-wins", "w"),
+        ("lea-player-won", "w"),
+        ("max-mark-wins", "w"),
+        ("ned-lower-case", "w"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(verdict_map(&graded), want, "{}", graded.stderr);
+    for (student, said) in [
+        ("kai-player-wins", "Player X wins"),
+        ("lea-player-won", "Player X won!"),
+        ("max-mark-wins", "X wins!"),
+        ("ned-lower-case", "player X wins!"),
+    ] {
+        let why = detail(&graded, student, "refusals-draw-again.stdin");
+        assert!(
+            why.ends_with(&format!(": expected `It's a draw!` or other words for it, found `{said}`")),
+            "{why}"
+        );
+    }
 }
 
 #[test]
