@@ -68,6 +68,14 @@ pub trait Dialect: Sync {
         "the computer"
     }
 
+    /// Whether the computer player's moves are read from the program's
+    /// output (its announcement, else its next board) and judged; if not,
+    /// a computer move is the console's own, and a program that plays
+    /// another shows a line that differs.
+    fn reads_computer_moves(&self) -> bool {
+        true
+    }
+
     /// The square number in a line where the program announces its
     /// computer player's move (`AI's move: 9`), if this profile announces
     /// it in words; otherwise the move is read from the next board drawn.
@@ -209,29 +217,42 @@ pub fn square_number(row: u32, col: u32) -> String {
 }
 
 /// The words of a line, as a result is read from them: runs of letters and
-/// digits, in lower case.
-fn words(line: &str) -> Vec<String> {
-    line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+/// digits, read lazily (a line may be megabytes long).
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+}
+
+/// Whether `word` is one of `these`, in any case.
+fn any_of(word: &str, these: &[&str]) -> bool {
+    these.iter().any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// Whether a line names a player with win, won or wins, in any case, with
 /// or without `!`: `Player O wins`, `X won!`, `player X wins!`, `the winner
 /// is X`. A player is a mark, one character, as every dialect names one
 /// (`Player X`, `X wins`); `nobody won` and `3 in a row to win` name none.
+/// Read in one pass.
 #[must_use]
 pub fn names_a_winner(line: &str) -> bool {
-    let words = words(line);
-    let mark = |w: &String| w.chars().count() == 1;
-    let win = |w: &String| matches!(w.as_str(), "win" | "wins" | "won" | "winner");
-    let named = words.windows(2).any(|pair| match pair[1].as_str() {
-        "wins" | "won" => mark(&pair[0]),
-        _ => pair[0] == "player" && mark(&pair[1]) && words.iter().any(win),
-    });
-    named || words.iter().enumerate().any(|(i, w)| w == "winner" && words[i + 1..].iter().take(2).any(mark))
+    let mark = |w: &str| w.chars().count() == 1;
+    let (mut previous, mut player_named, mut win_said, mut after_winner) = ("", false, false, 0u8);
+    for word in words(line) {
+        if (any_of(word, &["wins", "won"]) && mark(previous)) || (after_winner > 0 && mark(word)) {
+            return true;
+        }
+        player_named |= previous.eq_ignore_ascii_case("player") && mark(word);
+        win_said |= any_of(word, &["win", "wins", "won", "winner"]);
+        if player_named && win_said {
+            return true;
+        }
+        after_winner = if word.eq_ignore_ascii_case("winner") { 2 } else { after_winner.saturating_sub(1) };
+        previous = word;
+    }
+    false
 }
 
 /// Whether a line tells a tie: `It's a draw!`, `Cat's game`, `tied`.
 #[must_use]
 pub fn tells_a_tie(line: &str) -> bool {
-    words(line).iter().any(|w| matches!(w.as_str(), "tie" | "tied" | "draw" | "drawn" | "cat" | "stalemate"))
+    words(line).any(|w| any_of(w, &["tie", "tied", "draw", "drawn", "cat", "stalemate"]))
 }

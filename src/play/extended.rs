@@ -75,6 +75,13 @@ impl Dialect for ExtendedDialect {
         Lines::AllButFree
     }
 
+    /// Its board is a table (`0|X |O | |`), not rows of cells the judge
+    /// reads; every board line is fixed, so a computer move other than the
+    /// console's own shows as a board line that differs.
+    fn reads_computer_moves(&self) -> bool {
+        false
+    }
+
     fn is_free(&self, line: &str) -> bool {
         line == DRAW
             || line.starts_with(WIN_REFUSED)
