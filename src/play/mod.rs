@@ -8,6 +8,8 @@
 //! every console's games (the turns, the engines, the end of the input, the
 //! record); a profile's [`Dialogue`] says and reads only what is its own.
 
+#[cfg(feature = "cli")]
+pub mod chance;
 pub mod dialect;
 mod driver;
 pub mod extended;
