@@ -1,8 +1,10 @@
 //! What a console profile is, said once: each profile's file implements
 //! [`Dialect`], and the console (`play --profile`), the judge (`grade
 //! --profile`, [`super::judge`]) and the script generator (`gen --profile`,
-//! [`super::scripts`]) all read it. Adding a course's console is one file
-//! and one arm of [`super::Profile::dialect`].
+//! [`super::scripts`]) all read it. Adding a course's console is one file,
+//! a variant of [`super::Profile`] with its arm in
+//! [`super::Profile::dialect`], and its name on the command line
+//! (`cli/values.rs`).
 
 use std::io::{BufRead, Write};
 
@@ -71,7 +73,9 @@ pub trait Dialect: Sync {
     /// Whether the computer player's moves are read from the program's
     /// output (its announcement, else its next board) and judged; if not,
     /// a computer move is the console's own, and a program that plays
-    /// another shows a line that differs.
+    /// another shows a line that differs. A dialect with free lines
+    /// ([`Lines::AllButFree`]) answers no: where its lines stand in the
+    /// program's output is known only once the whole session is.
     fn reads_computer_moves(&self) -> bool {
         true
     }
