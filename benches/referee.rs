@@ -168,6 +168,17 @@ fn judge_game(c: &mut Criterion) {
         group.bench_function(format!("{profile:?}"), |b| {
             b.iter(|| judge(profile, sides, 0, black_box(script), black_box(&shown)).unwrap());
         });
+        if profile == Profile::Smalltalk {
+            // The same correct game after one 15 MB line of one-letter
+            // words (issue 36): judged in time linear in the output.
+            let mut long = "a ".repeat(15 << 19);
+            long.push('\n');
+            long.push_str(std::str::from_utf8(&shown).unwrap());
+            group.sample_size(10);
+            group.bench_function(format!("{profile:?} after a 15 MB line"), |b| {
+                b.iter(|| judge(profile, sides, 0, black_box(script), black_box(long.as_bytes())).unwrap());
+            });
+        }
     }
     group.finish();
 }

@@ -9,11 +9,7 @@ use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
 use crate::output::Durability;
-use crate::play::extended::Extended;
-use crate::play::smalltalk::Smalltalk;
-use crate::play::uri::Uri;
-use crate::play::xtreme::Xtreme;
-use crate::play::{self, Console, Driver, Plain, Profile, Side, Thinking};
+use crate::play::{self, Profile, Setting, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
 
@@ -94,17 +90,9 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     let options = args.layout.options(Format::Text);
     let thinking =
         Thinking { time_limit: Some(args.time), hash_mb: args.hash, watcher: Some(crate::spinner::watcher) };
-    let terminal = io::stdout().is_terminal();
-    let (input, output) = (io::stdin().lock(), io::stdout().lock());
-    let mut console: Box<dyn Console> = match args.profile {
-        Profile::Default => {
-            Box::new(Driver::new(Plain::new(sides, geometry, input, output)).thinking(thinking))
-        }
-        Profile::Xtreme => Box::new(Driver::new(Xtreme::new(sides, input, output)).thinking(thinking)),
-        Profile::Extended => Box::new(Driver::new(Extended::new(sides, input, output)).thinking(thinking)),
-        Profile::Uri => Box::new(Driver::new(Uri::new(sides, input, output)).thinking(thinking)),
-        Profile::Smalltalk => Box::new(Driver::new(Smalltalk::new(terminal, input, output))),
-    };
+    let setting = Setting { geometry, thinking, terminal: io::stdout().is_terminal(), ..Setting::new(sides) };
+    let (input, output) = (Box::new(io::stdin().lock()), Box::new(io::stdout().lock()));
+    let mut console = args.profile.dialect().console(setting, input, output);
     play::session(console.as_mut(), args.seed, |number, played| {
         let moves = played.move_file();
         if let Some(path) = &args.record {

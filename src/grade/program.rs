@@ -6,7 +6,6 @@
 //!
 //! [`Mode::Program`]: super::Mode::Program
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -18,20 +17,9 @@ use super::shrink::driver::shrink;
 use super::stage::Stage;
 use super::suite::Test;
 use super::verdict::{judge, warnings_test};
+use crate::play::chance;
 use crate::sandbox::{Collect, Job, Limits, SandboxError};
 use crate::workshop::Built;
-
-/// How many times a console test whose game leaves a computer move to
-/// chance is played: enough that a program breaking a rule in one game in
-/// ten is caught with 99% confidence (0.9^44 < 0.01).
-pub const CHANCE_GAMES: usize = 44;
-
-/// A choice left to chance that was the same in this many games that
-/// reached it fails the program. A fair choice among two or more squares
-/// stays the same that long once in 2^19 (about half a million), so a
-/// correct program passes run after run; the first choice a test's game
-/// leaves to chance is reached in every one of its [`CHANCE_GAMES`] games.
-pub const NEVER_VARIED: usize = 20;
 
 /// Grades the program `stage` holds on every test of `program`, side by
 /// side; with [`Program::warnings`], the build's warnings are the first
@@ -87,45 +75,27 @@ impl Tests<'_> {
     }
 
     /// A console test whose game left a computer move to chance, played
-    /// [`CHANCE_GAMES`] times in all (`first` the first): any game that
-    /// breaks a rule fails it, and so does a choice the rules leave to
-    /// chance that never varied in the [`NEVER_VARIED`] or more games that
-    /// reached it.
+    /// [`chance::GAMES`] times in all (`first` the first): any game that
+    /// breaks a rule fails it, and so do choices the rules leave to chance
+    /// that are plainly not a fair draw ([`chance::judge`]).
     fn by_chance(&self, test: &Test, first: TestResult) -> Result<TestResult, Stopped> {
-        let mut seen: BTreeMap<(String, &'static str, Vec<u64>), Vec<u64>> = BTreeMap::new();
-        let mut record = |result: &TestResult| {
-            for choice in &result.choices {
-                seen.entry((choice.position.clone(), choice.what, choice.among.clone()))
-                    .or_default()
-                    .push(choice.square);
-            }
-        };
-        record(&first);
-        for game in 2..=CHANCE_GAMES {
+        let mut games = vec![first.choices.clone()];
+        for game in 2..=chance::GAMES {
             let mut result = self.run_test(test, None)?;
             if result.verdict != Verdict::Pass {
-                result.detail = format!("game {game} of {CHANCE_GAMES}: {}", result.detail);
+                result.detail = format!("game {game} of {}: {}", chance::GAMES, result.detail);
                 return Ok(result);
             }
-            record(&result);
+            games.push(result.choices);
         }
         let mut result = first;
-        let never_varied = seen
-            .iter()
-            .find(|(_, squares)| squares.len() >= NEVER_VARIED && squares.iter().all(|s| *s == squares[0]));
-        match never_varied {
-            Some(((_, what, among), squares)) => {
-                let among: Vec<String> = among.iter().map(u64::to_string).collect();
+        match chance::judge(&games) {
+            Some(why) => {
                 result.verdict = Verdict::Wrong;
                 result.score = 0.0;
-                result.detail = format!(
-                    "the {what} was {} in all {} games that reached that position; the rules leave it to chance among {}",
-                    squares[0],
-                    squares.len(),
-                    among.join(", ")
-                );
+                result.detail = why;
             }
-            None => result.detail = format!("{} (in each of {CHANCE_GAMES} games)", result.detail),
+            None => result.detail = format!("{} (in each of {} games)", result.detail, chance::GAMES),
         }
         Ok(result)
     }

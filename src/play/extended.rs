@@ -29,7 +29,8 @@
 use std::io::{BufRead, Write};
 use std::ops::RangeInclusive;
 
-use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side, Words, show};
+use super::dialect::{Dialect, Lines, Setting, Typed, Typing, names_a_winner};
+use super::{Answer, Console, Dialogue, PlayError, Refusal, Setup, Side, Words, show};
 use crate::board::{Geometry, Storage};
 use crate::game::{Game, Move, Outcome};
 use crate::player::{Mark, Player, Players};
@@ -39,6 +40,88 @@ use crate::render::{Renderer, Style};
 const PLAYERS: RangeInclusive<u32> = 2..=10;
 const SIDE: RangeInclusive<u32> = 3..=100;
 const WIN: RangeInclusive<u32> = 3..=25;
+
+/// The draw line: free in a program's own words.
+const DRAW: &str = "It's a draw!";
+/// How each refusal of the number to win begins: free in a program's own
+/// words (the official session shows none).
+const WIN_REFUSED: &str = "The number to win cannot";
+/// The refusal of a token longer than one character: free.
+const NOT_SINGLE: &str = "Please enter a single character";
+/// How the refusal of a token that cannot mark a board ends: free.
+const CANNOT_REPRESENT: &str = "cannot represent a player, please pick again";
+
+/// Clemson CPSC 2150's dialect: every line the official session shows is
+/// fixed; the draw line and the refusals it does not show are free.
+pub struct ExtendedDialect;
+
+impl Dialect for ExtendedDialect {
+    fn console<'a>(
+        &self,
+        setting: Setting,
+        input: Box<dyn BufRead + 'a>,
+        output: Box<dyn Write + 'a>,
+    ) -> Box<dyn Console + 'a> {
+        let extended = Extended::new(setting.sides, input, output);
+        setting.drive(extended)
+    }
+
+    /// Clemson CPSC 2150's game is for people.
+    fn default_second(&self) -> Side {
+        Side::Human
+    }
+
+    fn fixed_lines(&self) -> Lines {
+        Lines::AllButFree
+    }
+
+    /// Its board is a table (`0|X |O | |`), not rows of cells the judge
+    /// reads; every board line is fixed, so a computer move other than the
+    /// console's own shows as a board line that differs.
+    fn reads_computer_moves(&self) -> bool {
+        false
+    }
+
+    fn is_free(&self, line: &str) -> bool {
+        line == DRAW
+            || line.starts_with(WIN_REFUSED)
+            || line == NOT_SINGLE
+            || line.ends_with(CANNOT_REPRESENT)
+    }
+
+    /// A line of a board's table, or a line that names a winner in any
+    /// words (`Player O wins`, `X won!`): a win is told only by its own
+    /// fixed line, so a free line can never stand for one.
+    fn is_never_free(&self, line: &str) -> bool {
+        line.contains('|') || names_a_winner(line)
+    }
+
+    /// Two players, X and O (sometimes a refused count, or O typed as X
+    /// again), a 3 by 3 board and 3 to win (sometimes a refused number
+    /// first), a fast or a memory-efficient game; then the row and the
+    /// column, each on its own line; `n` declines another game.
+    fn typing(&self) -> &'static Typing {
+        &Typing {
+            setup: &[
+                Typed::Sometimes(&["11", "1"]),
+                Typed::Always("2"),
+                Typed::Always("X"),
+                Typed::Sometimes(&["x", "X"]),
+                Typed::Always("O"),
+                Typed::Sometimes(&["2", "101"]),
+                Typed::Always("3"),
+                Typed::Always("3"),
+                Typed::Always("3"),
+                Typed::Sometimes(&["q", "fast"]),
+                Typed::Either("F", "m"),
+            ],
+            junk: &["-1\n0", "3\n3"],
+            square: |row, col| format!("{row}\n{col}"),
+            decline: Some("n"),
+            shortest: true,
+        }
+    }
+}
 
 /// Clemson CPSC 2150's console. Player 1 and player 2 are the two given sides;
 /// players 3 and on are people.
@@ -104,10 +187,10 @@ impl<R: BufRead, W: Write> Extended<R, W> {
             let mut chars = word.chars();
             let mark = chars.next().map(upper_case).and_then(Mark::new);
             let refusal = match mark {
-                _ if chars.next().is_some() => "Please enter a single character".to_owned(),
+                _ if chars.next().is_some() => NOT_SINGLE.to_owned(),
                 Some(mark) if taken.contains(&mark) => format!("{mark} is already taken as a player token!"),
                 Some(mark) => return Ok(Some(mark)),
-                None => format!("{word} cannot represent a player, please pick again"),
+                None => format!("{word} {CANNOT_REPRESENT}"),
             };
             writeln!(self.output, "{refusal}")?;
         }
@@ -129,8 +212,8 @@ impl<R: BufRead, W: Write> Extended<R, W> {
         let Some(cols) = self.number("How many columns?", SIDE, cols_out, cols_out)? else { return Ok(None) };
         let most = rows.min(cols).min(*WIN.end());
         let (low, high) =
-            ("The number to win cannot be lower than 3", format!("The number to win cannot exceed {most}"));
-        let Some(win) = self.number("How many in a row to win?", *WIN.start()..=most, low, &high)? else {
+            (format!("{WIN_REFUSED} be lower than {}", WIN.start()), format!("{WIN_REFUSED} exceed {most}"));
+        let Some(win) = self.number("How many in a row to win?", *WIN.start()..=most, &low, &high)? else {
             return Ok(None);
         };
         let storage = loop {
@@ -219,7 +302,7 @@ impl<R: BufRead, W: Write> Dialogue for Extended<R, W> {
     fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
         match outcome {
             Outcome::Win(p) => writeln!(self.output, "Player {} wins!", game.players().get(p).mark)?,
-            Outcome::Cat => writeln!(self.output, "It's a draw!")?,
+            Outcome::Cat => writeln!(self.output, "{DRAW}")?,
         }
         self.show(game)
     }

@@ -23,14 +23,15 @@
 //!   the boards (each change of the board, in order) and the result, told by
 //!   a line naming the winner's mark and "win", or a tie, draw or cat's game.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::io::Write;
 use std::rc::Rc;
 
-use super::{PlayError, Profile, Side, session, uri};
+pub use super::dialect::Lines;
+use super::dialect::{Decider, Dialect, tells_a_tie};
+use super::{PlayError, Profile, Side, session};
 use crate::board::Square;
-use crate::engine::rules;
 use crate::game::Game;
 use crate::text;
 
@@ -82,38 +83,6 @@ pub struct Choice {
     pub among: Vec<u64>,
 }
 
-/// Which lines of a profile's session are compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lines {
-    /// Every line.
-    All,
-    /// Every line but those the handout leaves free.
-    AllButFree,
-    /// Only the boards and the result.
-    BoardsAndResult,
-}
-
-impl Profile {
-    /// Which lines of this profile's session are compared when a program is
-    /// judged by its game.
-    #[must_use]
-    pub fn fixed_lines(self) -> Lines {
-        match self {
-            Profile::Default | Profile::Uri | Profile::Xtreme => Lines::All,
-            Profile::Extended => Lines::AllButFree,
-            Profile::Smalltalk => Lines::BoardsAndResult,
-        }
-    }
-}
-
-/// Whether an `extended` session's line is one the handout leaves free.
-fn free_in_extended(line: &str) -> bool {
-    line == "It's a draw!"
-        || line.starts_with("The number to win cannot")
-        || line == "Please enter a single character"
-        || line.ends_with("cannot represent a player, please pick again")
-}
-
 /// One line of output as it is compared: trimmed, runs of spaces one
 /// space, terminal escapes and carriage returns gone.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,8 +103,11 @@ fn lines(output: &[u8], most: usize) -> Vec<Line> {
         .collect()
 }
 
+/// `raw` trimmed, each run of whitespace one space, terminal control
+/// sequences gone: in one pass, whatever its length.
 fn normalized(raw: &str) -> String {
     let mut text = String::with_capacity(raw.len());
+    let mut space = false;
     let mut chars = raw.chars().peekable();
     while let Some(c) = chars.next() {
         // A terminal's control sequence (the clear screen a redraw sends).
@@ -150,50 +122,141 @@ fn normalized(raw: &str) -> String {
             }
             continue;
         }
-        text.push(if c.is_whitespace() { ' ' } else { c });
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !text.is_empty() {
+            text.push(' ');
+        }
+        space = false;
+        text.push(c);
     }
-    text.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+    text
 }
 
-/// A board row as a line shows it: its cells, each a mark, a free square's
-/// number or `-`; `None` if the line is no board row.
-fn board_row(line: &str) -> Option<Vec<char>> {
+/// What reading a program's output for boards cost: the unit a test counts
+/// to show the judge's work is bounded by the output, not by how often a
+/// line is looked at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Work {
+    /// Lines looked at as possible board rows.
+    lines_examined: usize,
+    /// Lines split into cells (those short enough to be a row).
+    lines_split: usize,
+    /// The longest line split into cells, in bytes.
+    longest_split: usize,
+}
+
+/// A board row of `cols` cells as a line shows it: its cells, each a mark,
+/// a free square's number or `-`; `None` if the line is no such row. A
+/// row's cells are one character each, with at most ` | ` between them, so
+/// a line of `4 × cols` bytes or more is none, and is never split.
+fn board_row(line: &str, cols: usize, work: &mut Work) -> Option<Vec<char>> {
+    work.lines_examined += 1;
+    if line.len() >= 4 * cols {
+        return None;
+    }
+    work.lines_split += 1;
+    work.longest_split = work.longest_split.max(line.len());
     let cells: Vec<&str> =
         if line.contains('|') { line.split('|').map(str::trim).collect() } else { line.split(' ').collect() };
-    if cells.len() < 3 || cells.iter().any(|c| c.chars().count() != 1) {
+    if cells.len() != cols || cells.len() < 3 || cells.iter().any(|c| c.chars().count() != 1) {
         return None;
     }
     let cells: Vec<char> = cells.iter().filter_map(|c| c.chars().next()).collect();
     cells.iter().all(|c| c.is_ascii_alphanumeric() || *c == '-').then_some(cells)
 }
 
-/// The boards a run of lines shows, each a string of cells (`-` for a free
-/// square), with the number of the line that ends it; a board is `rows`
-/// consecutive board rows of `cols` cells.
-fn boards(lines: &[Line], rows: usize, cols: usize) -> Vec<(String, usize)> {
+/// A board a run of lines shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Board {
+    /// Its cells, in rows from the top left (`-` for a free square).
+    cells: String,
+    /// The index, among the lines, of its first row.
+    first: usize,
+    /// The index, among the lines, of its last row.
+    last: usize,
+}
+
+/// The boards of `rows` consecutive board rows of `cols` cells that
+/// `lines` show, in order, each line looked at once.
+fn boards(lines: &[Line], rows: usize, cols: usize, work: &mut Work) -> Vec<Board> {
     let mut found = Vec::new();
     let mut run: Vec<Vec<char>> = Vec::new();
-    for line in lines {
-        match board_row(&line.text) {
-            Some(cells) if cells.len() == cols => {
-                run.push(cells);
-                if run.len() == rows {
-                    let board: String = run
-                        .iter()
-                        .flatten()
-                        .map(|&c| if c.is_ascii_digit() || c == '-' { '-' } else { c.to_ascii_uppercase() })
-                        .collect();
-                    found.push((board, line.number));
-                    run.clear();
-                }
+    for (index, line) in lines.iter().enumerate() {
+        if let Some(cells) = board_row(&line.text, cols, work) {
+            run.push(cells);
+            if run.len() == rows {
+                let cells: String = run
+                    .iter()
+                    .flatten()
+                    .map(|&c| if c.is_ascii_digit() || c == '-' { '-' } else { c.to_ascii_uppercase() })
+                    .collect();
+                found.push(Board { cells, first: index + 1 - rows, last: index });
+                run.clear();
             }
-            _ => run.clear(),
+        } else {
+            run.clear();
         }
     }
     found
 }
 
-/// The board of `game` as [`boards`] writes one.
+/// The indices of the boards that differ from the board before them: each
+/// change of the board once.
+fn changes(boards: &[Board]) -> Vec<usize> {
+    (0..boards.len()).filter(|&i| i == 0 || boards[i].cells != boards[i - 1].cells).collect()
+}
+
+/// The boards of one size that a program's output shows, read once.
+struct BoardsShown {
+    /// The boards' rows and columns.
+    size: (usize, usize),
+    found: Vec<Board>,
+    /// The indices in `found` of each change of the board ([`changes`]).
+    changes: Vec<usize>,
+    /// For each board, the index of the next board that differs from it
+    /// (`found.len()` if none does).
+    next_change: Vec<usize>,
+}
+
+/// A program's output, read once: its lines, and the boards of each size
+/// asked for, each size read at most once.
+struct Shown {
+    lines: Vec<Line>,
+    boards: RefCell<Vec<Rc<BoardsShown>>>,
+    work: Cell<Work>,
+}
+
+impl Shown {
+    fn new(output: &[u8]) -> Shown {
+        Shown {
+            lines: lines(output, MOST_LINES),
+            boards: RefCell::new(Vec::new()),
+            work: Cell::new(Work::default()),
+        }
+    }
+
+    /// The boards of `rows` by `cols` the output shows.
+    fn boards(&self, rows: usize, cols: usize) -> Rc<BoardsShown> {
+        if let Some(read) = self.boards.borrow().iter().find(|read| read.size == (rows, cols)) {
+            return Rc::clone(read);
+        }
+        let mut work = self.work.get();
+        let found = boards(&self.lines, rows, cols, &mut work);
+        self.work.set(work);
+        let mut next_change = vec![found.len(); found.len()];
+        for i in (0..found.len().saturating_sub(1)).rev() {
+            next_change[i] = if found[i + 1].cells == found[i].cells { next_change[i + 1] } else { i + 1 };
+        }
+        let read = Rc::new(BoardsShown { size: (rows, cols), changes: changes(&found), found, next_change });
+        self.boards.borrow_mut().push(Rc::clone(&read));
+        read
+    }
+}
+
+/// The board of `game` as [`Board::cells`] writes one.
 fn cells(game: &Game) -> String {
     let board = game.board();
     let g = board.geometry();
@@ -204,20 +267,6 @@ fn cells(game: &Game) -> String {
                 .map_or('-', |p| game.players().get(p).mark.to_string().chars().next().unwrap_or('?'))
         })
         .collect()
-}
-
-/// The squares the assignment allows a computer player in `game`, where the
-/// console itself chose `own`; what the rule takes; and whether it leaves
-/// the choice among them to chance.
-fn allowed(profile: Profile, game: &Game, own: Square) -> (Vec<Square>, &'static str, bool) {
-    match profile {
-        Profile::Smalltalk => {
-            let (squares, rule) = rules::allowed(game);
-            (squares, rule.name(), rule.by_chance())
-        }
-        Profile::Uri => (vec![uri::starter_move(game)], "starter's minimax_move", false),
-        Profile::Default | Profile::Xtreme | Profile::Extended => (vec![own], "engine", false),
-    }
 }
 
 /// A list of square numbers in words: `3`, `1 or 3`, `1, 3, 7 or 9`.
@@ -256,42 +305,49 @@ pub fn judge(
     script: &[u8],
     output: &[u8],
 ) -> Result<Judgement, PlayError> {
-    let shown = Rc::new(lines(output, MOST_LINES));
-    let policy = profile.fixed_lines();
+    judge_counting(profile, sides, seed, script, output).map(|(judgement, _)| judgement)
+}
+
+/// [`judge`], and what reading the program's output for boards cost.
+fn judge_counting(
+    profile: Profile,
+    sides: [Side; 2],
+    seed: u64,
+    script: &[u8],
+    output: &[u8],
+) -> Result<(Judgement, Work), PlayError> {
+    let dialect = profile.dialect();
+    let shown = Rc::new(Shown::new(output));
     let written = Rc::new(RefCell::new(Vec::new()));
     let replay = Rc::new(RefCell::new(Replay::default()));
     let chooser = {
         let (shown, written, replay) = (Rc::clone(&shown), Rc::clone(&written), Rc::clone(&replay));
         Box::new(move |game: &Game, own: Square| {
-            let so_far = lines(&written.borrow(), MOST_LINES);
-            let theirs = shown_move(profile, policy, game, &so_far, &shown);
-            let (allowed, what, by_chance) = allowed(profile, game, own);
             let mut replay = replay.borrow_mut();
-            let Some(square) = theirs else { return own };
-            if replay.departure.is_some() {
+            if replay.departure.is_some() || !dialect.reads_computer_moves() {
                 return own;
             }
+            // What the session has written so far: bounded by the session,
+            // whatever the program printed.
+            let so_far = lines(&written.borrow(), MOST_LINES);
+            let Some(square) = shown_move(dialect, game, &so_far, &shown) else { return own };
+            let (allowed, decider) = dialect.allowed(game, own);
             if !allowed.contains(&square) {
                 let number = game.moves_made() + 1;
-                let who = if profile == Profile::Uri { "the AI" } else { "the computer" };
-                let rule = match what {
-                    "win" => format!("it must win at {}", either(&allowed)),
-                    "block" => format!("it must block at {}", either(&allowed)),
-                    "starter's minimax_move" => {
-                        format!("the starter's minimax_move takes {}", either(&allowed))
-                    }
-                    other => format!("it must take the {other} {}", either(&allowed)),
-                };
+                let (who, rule) = (dialect.computer(), decider.must(&either(&allowed)));
                 replay.departure = Some(format!("move {number}: {who} took {}; {rule}", square.number()));
                 return own;
             }
             // Several winning (or blocking) squares are the program's to
             // choose among as it likes; the seed leaves only the centre, the
             // corner and the last free square to chance.
-            if allowed.len() > 1 && by_chance {
+            if let Decider::Strategy(rule) = decider
+                && allowed.len() > 1
+                && decider.by_chance()
+            {
                 replay.choices.push(Choice {
                     position: cells(game),
-                    what,
+                    what: rule.name(),
                     square: square.number(),
                     among: allowed.iter().map(|s| s.number()).collect(),
                 });
@@ -312,34 +368,31 @@ pub fn judge(
     let replay = std::mem::take(&mut *replay.borrow_mut());
     let departure = match replay.departure {
         Some(why) => Some(Departure { kind: DepartureKind::Wrong, why }),
-        None => compare(policy, &lines(&expected, MOST_LINES), &shown, finished),
+        None => compare(dialect, &lines(&expected, MOST_LINES), &shown, finished),
     };
-    Ok(Judgement { departure, choices: replay.choices, finished, expected })
+    Ok((Judgement { departure, choices: replay.choices, finished, expected }, shown.work.get()))
 }
 
 /// The square the program's computer player took in `game`, as its output
-/// shows it just after what the session has written so far: its `AI's
-/// move: N` line (`uri`), else the next board it drew. `None` if it cannot
-/// be read.
-fn shown_move(
-    profile: Profile,
-    policy: Lines,
-    game: &Game,
-    so_far: &[Line],
-    shown: &[Line],
-) -> Option<Square> {
+/// shows it just after what the session has written so far: the line that
+/// announces it, in a dialect that does (`AI's move: N`), else the next
+/// board it drew. `None` if it cannot be read.
+fn shown_move(dialect: &dyn Dialect, game: &Game, so_far: &[Line], shown: &Shown) -> Option<Square> {
     let g = game.board().geometry();
-    let at = aligned(policy, so_far, shown)?;
-    if profile == Profile::Uri {
-        let said = shown.get(at..)?.iter().take(3).find_map(|l| l.text.strip_prefix("AI's move:"));
-        if let Some(number) = said {
-            return g.parse_square(number.trim());
-        }
+    let at = aligned(dialect, so_far, shown)?;
+    let said = shown.lines.get(at..)?.iter().take(3).find_map(|l| dialect.announced_move(&l.text));
+    if let Some(number) = said {
+        return g.parse_square(number.trim());
     }
     let now = cells(game);
-    let (rows, cols) = (g.rows() as usize, g.cols() as usize);
-    let next = boards(shown.get(at..)?, rows, cols).into_iter().map(|(b, _)| b).find(|b| *b != now)?;
-    let mut changed = now.chars().zip(next.chars()).enumerate().filter(|(_, (a, b))| a != b);
+    let boards = shown.boards(g.rows() as usize, g.cols() as usize);
+    // The first board drawn from `at` on that differs from the game's.
+    let first = boards.found.partition_point(|b| b.first < at);
+    let next = match boards.found.get(first)? {
+        board if board.cells != now => board,
+        _ => boards.found.get(boards.next_change[first])?,
+    };
+    let mut changed = now.chars().zip(next.cells.chars()).enumerate().filter(|(_, (a, b))| a != b);
     let (index, (_, _)) = changed.next()?;
     if changed.next().is_some() {
         return None;
@@ -348,59 +401,42 @@ fn shown_move(
 }
 
 /// Where in the program's lines the session's `so_far` ends: the same
-/// number of lines (compared lines, for a policy that compares only some).
-fn aligned(policy: Lines, so_far: &[Line], shown: &[Line]) -> Option<usize> {
-    match policy {
-        Lines::All => (so_far.len() <= shown.len()).then_some(so_far.len()),
-        // A free line may take more than one of the program's lines.
-        Lines::AllButFree => match walk(policy, so_far, shown) {
-            Walk::Matched(at) => Some(at),
-            Walk::Departed(_) => (so_far.len() <= shown.len()).then_some(so_far.len()),
-        },
+/// number of lines, or (for a profile that compares only the boards) the
+/// line after the same number of changes of the board.
+fn aligned(dialect: &dyn Dialect, so_far: &[Line], shown: &Shown) -> Option<usize> {
+    match dialect.fixed_lines() {
+        Lines::All => (so_far.len() <= shown.lines.len()).then_some(so_far.len()),
+        // Never asked: a profile with free lines reads no computer move
+        // from the output ([`Dialect::reads_computer_moves`]).
+        Lines::AllButFree => None,
         Lines::BoardsAndResult => {
-            // The boards shown so far, counted as changes of the board.
-            let count = distinct(&boards(so_far, 3, 3)).len();
-            let theirs = boards(shown, 3, 3);
-            let mut seen = 0;
-            let mut last: Option<&str> = None;
-            for (board, number) in &theirs {
-                if last != Some(board.as_str()) {
-                    seen += 1;
-                    last = Some(board);
-                }
-                if seen == count {
-                    return shown.iter().position(|l| l.number > *number).or(Some(shown.len()));
-                }
+            let count = changes(&boards(so_far, 3, 3, &mut Work::default())).len();
+            if count == 0 {
+                return Some(0);
             }
-            (count == 0).then_some(0)
+            let theirs = shown.boards(3, 3);
+            theirs.changes.get(count - 1).map(|&i| theirs.found[i].last + 1)
         }
     }
 }
 
-/// Boards, each change once.
-fn distinct(boards: &[(String, usize)]) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    for (board, number) in boards {
-        if out.last().is_none_or(|(last, _)| last != board) {
-            out.push((board.clone(), *number));
-        }
-    }
-    out
+/// Whether `word` begins with `prefix`, in any case.
+fn starts_with_ignoring_case(word: &str, prefix: &str) -> bool {
+    word.len() >= prefix.len() && word.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// The result a line tells, for [`Lines::BoardsAndResult`]: `X` for a line
-/// naming X's win, `tie` for a tie or draw.
+/// naming X's win, `tie` for a tie or draw. Read in one pass, without
+/// copying the line, whatever its length.
 fn result(line: &str) -> Option<String> {
-    let lower = line.to_lowercase();
-    if ["tie", "draw", "cat"]
-        .iter()
-        .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|t| t.starts_with(w)))
-    {
+    let words = || line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+    if words().any(|w| ["tie", "draw", "cat"].iter().any(|p| starts_with_ignoring_case(w, p))) {
         return Some("tie".to_owned());
     }
-    if lower.contains("win") || lower.contains("won") {
-        let marks: Vec<&str> = line.split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() == 1).collect();
-        if let [mark] = marks.as_slice() {
+    let bytes = line.as_bytes();
+    if bytes.windows(3).any(|w| w.eq_ignore_ascii_case(b"win") || w.eq_ignore_ascii_case(b"won")) {
+        let mut marks = words().filter(|w| w.len() == 1);
+        if let (Some(mark), None) = (marks.next(), marks.next()) {
             return Some(mark.to_uppercase());
         }
     }
@@ -421,22 +457,31 @@ enum Walk {
 /// program's next line. Under [`Lines::AllButFree`] a run of free lines is
 /// answered by one or more of the program's lines in any words, so a draw
 /// line or a refusal may take two lines, but none of them may be a line
-/// the session fixes ([`fixed_in_extended`]): a free line can be neither
-/// left out nor stand for another result (`Player O wins!` where the game
-/// is a draw).
-fn walk(policy: Lines, expected: &[Line], shown: &[Line]) -> Walk {
+/// the session fixes ([`Dialect::is_never_free`]), nor tell a tie where the
+/// free lines tell none: a free line can be neither left out nor stand for
+/// another result (`Player O wins` where the game is a draw).
+fn walk(dialect: &dyn Dialect, expected: &[Line], shown: &[Line]) -> Walk {
     let wrong = |why: String| Walk::Departed(Departure { kind: DepartureKind::Wrong, why });
     let short = |why: String| Walk::Departed(Departure { kind: DepartureKind::Short, why });
-    let free = |line: &Line| policy == Lines::AllButFree && free_in_extended(&line.text);
+    let policy = dialect.fixed_lines();
+    let free = |line: &Line| policy == Lines::AllButFree && dialect.is_free(&line.text);
     let fixed: HashSet<&str> = expected.iter().filter(|l| !free(l)).map(|l| l.text.as_str()).collect();
     let (mut i, mut at) = (0, 0);
     while let Some(want) = expected.get(i) {
         if free(want) {
             let next = expected[i..].iter().position(|l| !free(l)).map_or(expected.len(), |n| i + n);
+            // The free lines may be said in other words, but not as
+            // another result: only a run that stands for a tie may tell one.
+            let tie = expected[i..next].iter().any(|l| tells_a_tie(&l.text));
             let start = at;
             while let Some(got) = shown.get(at) {
                 let ends = expected.get(next).is_some_and(|n| n.text == got.text);
-                if ends || fixed_in_extended(&got.text, &fixed) {
+                let another_result = !tie && tells_a_tie(&got.text);
+                if ends
+                    || another_result
+                    || fixed.contains(got.text.as_str())
+                    || dialect.is_never_free(&got.text)
+                {
                     break;
                 }
                 at += 1;
@@ -476,23 +521,16 @@ fn walk(policy: Lines, expected: &[Line], shown: &[Line]) -> Walk {
     Walk::Matched(at)
 }
 
-/// Whether a program's line is one an `extended` session fixes, so that it
-/// cannot answer a free line: a line of the session's own (`fixed`), a line
-/// of a board's table, or a win announcement for any player.
-fn fixed_in_extended(line: &str, fixed: &HashSet<&str>) -> bool {
-    fixed.contains(line) || line.contains('|') || (line.starts_with("Player ") && line.ends_with(" wins!"))
-}
-
-/// The first place `shown` departs from `expected`, compared as `policy`
+/// The first place `shown` departs from `expected`, compared as `dialect`
 /// says; `None` if it never does. Lines after the session's end are held
 /// against the program only when the game was played to its end.
-fn compare(policy: Lines, expected: &[Line], shown: &[Line], finished: bool) -> Option<Departure> {
+fn compare(dialect: &dyn Dialect, expected: &[Line], shown: &Shown, finished: bool) -> Option<Departure> {
     let wrong = |why: String| Some(Departure { kind: DepartureKind::Wrong, why });
     let short = |why: String| Some(Departure { kind: DepartureKind::Short, why });
-    match policy {
-        Lines::All | Lines::AllButFree => match walk(policy, expected, shown) {
+    match dialect.fixed_lines() {
+        Lines::All | Lines::AllButFree => match walk(dialect, expected, &shown.lines) {
             Walk::Departed(departure) => Some(departure),
-            Walk::Matched(next) => match shown.get(next) {
+            Walk::Matched(next) => match shown.lines.get(next) {
                 Some(extra) if finished => wrong(format!(
                     "line {}: `{}` after the game ended",
                     extra.number,
@@ -502,26 +540,35 @@ fn compare(policy: Lines, expected: &[Line], shown: &[Line], finished: bool) -> 
             },
         },
         Lines::BoardsAndResult => {
-            let want = distinct(&boards(expected, 3, 3));
-            let got = distinct(&boards(shown, 3, 3));
-            for (i, (board, _)) in want.iter().enumerate() {
-                let Some((theirs, number)) = got.get(i) else {
+            let expected_boards = boards(expected, 3, 3, &mut Work::default());
+            let want: Vec<&Board> =
+                changes(&expected_boards).into_iter().map(|i| &expected_boards[i]).collect();
+            let theirs = shown.boards(3, 3);
+            let got: Vec<&Board> = theirs.changes.iter().map(|&i| &theirs.found[i]).collect();
+            let number = |board: &Board| shown.lines[board.last].number;
+            for (i, board) in want.iter().enumerate() {
+                let Some(their) = got.get(i) else {
                     return short(format!("its output ends before board {} of the game", i + 1));
                 };
-                if theirs != board {
+                if their.cells != board.cells {
                     return wrong(format!(
-                        "line {number}: the board shows {}; the game has {}",
-                        spaced(theirs),
-                        spaced(board)
+                        "line {}: the board shows {}; the game has {}",
+                        number(their),
+                        spaced(&their.cells),
+                        spaced(&board.cells)
                     ));
                 }
             }
-            if let Some((extra, number)) = got.get(want.len()) {
-                return wrong(format!("line {number}: a board the game never reached: {}", spaced(extra)));
+            if let Some(extra) = got.get(want.len()) {
+                return wrong(format!(
+                    "line {}: a board the game never reached: {}",
+                    number(extra),
+                    spaced(&extra.cells)
+                ));
             }
             if finished {
                 let told = expected.iter().rev().find_map(|l| result(&l.text));
-                let said = shown.iter().rev().find_map(|l| result(&l.text));
+                let said = shown.lines.iter().rev().find_map(|l| result(&l.text));
                 if told != said {
                     let name = |r: &Option<String>| match r.as_deref() {
                         None => "nothing".to_owned(),
@@ -562,6 +609,7 @@ impl Write for SharedWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::play::dialect::names_a_winner;
 
     /// The profile's own session for `script`, as a correct program prints it.
     fn session_of(profile: Profile, seed: u64, script: &str) -> String {
@@ -719,6 +767,75 @@ mod tests {
             ),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_free_line_that_names_a_winner_or_another_result_is_a_departure() {
+        // Found by an attacker: only the exact `Player X wins!` was refused
+        // in place of the draw line, so `Player O wins` passed for a draw.
+        let correct = session_of(Profile::Extended, 0, EXTENDED_DRAW);
+        for spelling in ["Player O wins", "Player X won!", "X wins!", "player X wins!", "The winner is O"] {
+            let lying = correct.replace("It's a draw!", spelling);
+            let departure = verdict(Profile::Extended, EXTENDED_DRAW, &lying).unwrap();
+            assert_eq!(departure.kind, DepartureKind::Wrong, "{spelling}");
+            assert!(
+                departure.why.ends_with(&format!(
+                    ": expected `It's a draw!` or other words for it, found `{spelling}`"
+                )),
+                "{spelling}: {}",
+                departure.why
+            );
+        }
+        // A second line of the draw's own words may not name a winner either.
+        let two = correct.replace("It's a draw!", "Cat's game!\nPlayer X wins");
+        assert_eq!(verdict(Profile::Extended, EXTENDED_DRAW, &two).unwrap().kind, DepartureKind::Wrong);
+        // A refusal in other words may not tell a tie.
+        let refusal = "The number to win cannot be lower than 3";
+        let tie = correct.replace(refusal, "It's a tie");
+        let why = verdict(Profile::Extended, EXTENDED_DRAW, &tie).unwrap().why;
+        assert!(
+            why.ends_with(&format!(": expected `{refusal}` or other words for it, found `It's a tie`")),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn results_are_read_from_words_without_reading_them_into_refusals() {
+        for line in
+            ["Player O wins", "Player X won!", "X wins!", "player X wins!", "Winner: X", "Player X, you win!"]
+        {
+            assert!(names_a_winner(line), "{line}");
+        }
+        for line in [
+            "Tie game - nobody wins.",
+            "The board is full and nobody won.",
+            "You need at least 3 in a row to win",
+            "at most 3 in a row can win",
+            "The number to win cannot exceed 3",
+            "Each player needs 3 in a row to win",
+        ] {
+            assert!(!names_a_winner(line), "{line}");
+        }
+        assert!(tells_a_tie("Cat's game!") && tells_a_tie("It's a draw!") && tells_a_tie("We tied."));
+        assert!(!tells_a_tie("Please enter a single character") && !tells_a_tie("That space is unavailable"));
+    }
+
+    #[test]
+    fn a_huge_line_is_looked_at_once_and_never_split_into_cells() {
+        // Found by an attacker: a correct program that first printed one
+        // 3 MB line of one-letter words had it split into cells again at
+        // each computer move (63 s for one test).
+        let script = "human\ncomputer\n1\n2\n9\n8\n";
+        let correct = session_of(Profile::Smalltalk, 0, script);
+        let output = format!("{}\n{correct}", "a ".repeat(1 << 20));
+        let sides = Profile::Smalltalk.sides(None, None);
+        let (judged, work) =
+            judge_counting(Profile::Smalltalk, sides, 0, script.as_bytes(), output.as_bytes()).unwrap();
+        assert_eq!(judged.departure, None);
+        assert!(judged.finished);
+        // The computer moved twice; each line was still looked at once.
+        assert_eq!(work.lines_examined, lines(output.as_bytes(), MOST_LINES).len(), "{work:?}");
+        assert!(work.longest_split < 4 * 3, "{work:?}");
     }
 
     #[test]

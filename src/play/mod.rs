@@ -8,9 +8,13 @@
 //! every console's games (the turns, the engines, the end of the input, the
 //! record); a profile's [`Dialogue`] says and reads only what is its own.
 
+#[cfg(feature = "cli")]
+pub mod chance;
+pub mod dialect;
 mod driver;
 pub mod extended;
 pub mod judge;
+pub mod plain;
 pub mod scripts;
 pub mod smalltalk;
 pub mod uri;
@@ -21,12 +25,14 @@ use std::time::Duration;
 
 use crate::board::Geometry;
 use crate::engine::{Engine, EngineError, EngineKind};
-use crate::game::{Game, Move, Outcome, Violation};
+use crate::game::{Game, Move, Violation};
 use crate::movefile;
 use crate::player::{Mark, Player, Players};
-use crate::render::{Renderer, Style};
+use crate::render::Renderer;
 
+pub use dialect::{Dialect, Setting};
 pub use driver::{Answer, Chooser, Dialogue, Driver, Refusal, Setup};
+pub use plain::Plain;
 
 /// Who plays one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,30 +117,37 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// This profile's dialect: everything the console, the judge and the
+    /// script generator know of it.
+    #[must_use]
+    pub fn dialect(self) -> &'static dyn Dialect {
+        match self {
+            Profile::Default => &plain::PlainDialect,
+            Profile::Xtreme => &xtreme::XtremeDialect,
+            Profile::Extended => &extended::ExtendedDialect,
+            Profile::Smalltalk => &smalltalk::SmalltalkDialect,
+            Profile::Uri => &uri::UriDialect,
+        }
+    }
+
     /// Whether the profile asks for the board itself (so `--board` does not
     /// apply to it).
     #[must_use]
     pub fn sets_up_its_own_board(self) -> bool {
-        self != Profile::Default
+        self.dialect().sets_up_its_own_board()
     }
 
     /// Whether the profile asks who plays each side itself (so `--x` and
     /// `--o` do not apply to it).
     #[must_use]
     pub fn asks_its_own_players(self) -> bool {
-        self == Profile::Smalltalk
+        self.dialect().asks_its_own_players()
     }
 
     /// Who plays O (player 2) unless told: the original program's own opponent.
-    /// Clemson CPSC 2150's game is for people; URI CSC 212 Deep Dive 4's AI is its minimax.
     #[must_use]
     pub fn default_second(self) -> Side {
-        match self {
-            Profile::Default | Profile::Xtreme => Side::Engine(EngineKind::Perfect),
-            // smalltalk asks for both sides itself; Human is never used.
-            Profile::Extended | Profile::Smalltalk => Side::Human,
-            Profile::Uri => Side::Engine(EngineKind::Minimax),
-        }
+        self.dialect().default_second()
     }
 
     /// This profile's console over `input` and `output` as its seed
@@ -152,15 +165,10 @@ impl Profile {
         [x.unwrap_or(Side::Human), o.unwrap_or_else(|| self.default_second())]
     }
 
-    /// The arguments the original program is started with to play `sides`:
-    /// URI CSC 212 Deep Dive 4's starter plays its AI (as O) exactly when it is given one
-    /// argument; every other program takes none.
+    /// The arguments the original program is started with to play `sides`.
     #[must_use]
     pub fn program_args(self, sides: [Side; 2]) -> &'static [&'static str] {
-        match (self, sides) {
-            (Profile::Uri, [Side::Human, Side::Engine(_)]) => &["ai"],
-            _ => &[],
-        }
+        self.dialect().program_args(sides)
     }
 
     /// As [`Profile::console`], X and O played by `sides` (where the
@@ -173,19 +181,8 @@ impl Profile {
         output: impl Write + 'a,
         chooser: Option<Chooser>,
     ) -> Box<dyn Console + 'a> {
-        fn driven<'a, D: Dialogue + 'a>(dialogue: D, chooser: Option<Chooser>) -> Box<dyn Console + 'a> {
-            match chooser {
-                Some(chooser) => Box::new(Driver::new(dialogue).choosing(chooser)),
-                None => Box::new(Driver::new(dialogue)),
-            }
-        }
-        match self {
-            Profile::Default => driven(Plain::new(sides, Geometry::CLASSIC, input, output), chooser),
-            Profile::Xtreme => driven(xtreme::Xtreme::new(sides, input, output), chooser),
-            Profile::Extended => driven(extended::Extended::new(sides, input, output), chooser),
-            Profile::Uri => driven(uri::Uri::new(sides, input, output), chooser),
-            Profile::Smalltalk => driven(smalltalk::Smalltalk::new(false, input, output), chooser),
-        }
+        let setting = Setting { chooser, ..Setting::new(sides) };
+        self.dialect().console(setting, Box::new(input), Box::new(output))
     }
 }
 
@@ -227,89 +224,6 @@ pub fn session<E: From<PlayError>>(
         }
     }
     Ok(())
-}
-
-/// The default console: the board, `X to move (1-9): `, square numbers.
-pub struct Plain<R, W> {
-    sides: [Side; 2],
-    geometry: Geometry,
-    renderer: Renderer,
-    input: R,
-    output: W,
-    /// The last answer read, for the refusal that quotes it.
-    line: String,
-}
-
-impl<R: BufRead, W: Write> Plain<R, W> {
-    /// The console over `input` and `output`, X and O played by `sides` on
-    /// `geometry`.
-    pub fn new(sides: [Side; 2], geometry: Geometry, input: R, output: W) -> Plain<R, W> {
-        let renderer = Renderer::new(Style::Classic, &players(sides));
-        Plain { sides, geometry, renderer, input, output, line: String::new() }
-    }
-}
-
-impl<R: BufRead, W: Write> Dialogue for Plain<R, W> {
-    fn setup(&mut self) -> Result<Option<Setup>, PlayError> {
-        Ok(Some(Setup::two(self.sides, self.geometry)))
-    }
-
-    fn turn(&mut self, game: &Game) -> Result<(), PlayError> {
-        Ok(show(&self.renderer, game, &mut self.output)?)
-    }
-
-    fn announce(&mut self, game: &Game, mv: Move) -> Result<(), PlayError> {
-        let mark = game.players().get(mv.player).mark;
-        Ok(writeln!(self.output, "{mark} plays {}", mv.square.number())?)
-    }
-
-    fn ask(&mut self, game: &Game) -> Result<Answer, PlayError> {
-        let mark = game.players().get(game.next_player()).mark;
-        write!(self.output, "{mark} to move (1-{}): ", self.geometry.cells())?;
-        self.output.flush()?;
-        if !read_line(&mut self.input, &mut self.line)? {
-            return Ok(Answer::End);
-        }
-        Ok(self.geometry.parse_square(self.line.trim()).map_or(Answer::Unreadable, Answer::Square))
-    }
-
-    fn refuse(&mut self, _game: &Game, why: Refusal) -> Result<(), PlayError> {
-        match why {
-            Refusal::Broke(Violation::MarkedSquare) => {
-                writeln!(self.output, "Square {} is taken; choose another.", self.line.trim())?;
-            }
-            _ => writeln!(self.output, "Enter a square from 1 to {}.", self.geometry.cells())?,
-        }
-        Ok(())
-    }
-
-    fn input_ended(&mut self) -> Result<(), PlayError> {
-        Ok(writeln!(self.output)?)
-    }
-
-    fn end(&mut self, game: &Game, outcome: Outcome) -> Result<(), PlayError> {
-        show(&self.renderer, game, &mut self.output)?;
-        match outcome {
-            Outcome::Win(p) => writeln!(self.output, "{} wins.", game.players().get(p).mark)?,
-            Outcome::Cat => writeln!(self.output, "Cat's game: a draw.")?,
-        }
-        Ok(())
-    }
-
-    /// `Play again? [y/N] ` when a person plays; yes only for an answer
-    /// starting with `y`.
-    fn again(&mut self) -> Result<bool, PlayError> {
-        if !self.sides.contains(&Side::Human) {
-            return Ok(false);
-        }
-        write!(self.output, "Play again? [y/N] ")?;
-        self.output.flush()?;
-        let mut answer = String::new();
-        if !read_line(&mut self.input, &mut answer)? {
-            writeln!(self.output)?;
-        }
-        Ok(answer.trim_start().starts_with(['y', 'Y']))
-    }
 }
 
 /// Plays one game on `geometry` between `sides` (X first) at the default

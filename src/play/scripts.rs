@@ -10,12 +10,15 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::dialect::Typed;
 use super::{Profile, session};
 
 /// Script `index` of `seed` for `profile`'s console, played with the
-/// profile's default sides (a person as X).
+/// profile's default sides (a person as X), typed as its dialect says
+/// ([`super::Dialect::typing`]).
 #[must_use]
 pub fn script(profile: Profile, seed: u64, index: u64) -> String {
+    let typing = profile.dialect().typing();
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut lines: Vec<String> = Vec::new();
     let sometimes = |rng: &mut ChaCha8Rng, lines: &mut Vec<String>, bad: &[&str]| {
@@ -23,59 +26,34 @@ pub fn script(profile: Profile, seed: u64, index: u64) -> String {
             lines.push(bad[rng.random_range(0..bad.len())].to_owned());
         }
     };
-    match profile {
-        Profile::Xtreme => {
-            sometimes(&mut rng, &mut lines, &["0", "101", "three"]);
-            lines.push("3".to_owned());
+    for typed in typing.setup {
+        match *typed {
+            Typed::Always(answer) => lines.push(answer.to_owned()),
+            Typed::Sometimes(bad) => sometimes(&mut rng, &mut lines, bad),
+            Typed::Either(one, other) => {
+                lines.push(if rng.random_range(0..2) == 0 { one } else { other }.to_owned());
+            }
         }
-        Profile::Extended => {
-            sometimes(&mut rng, &mut lines, &["11", "1"]);
-            lines.push("2".to_owned());
-            lines.push("X".to_owned());
-            sometimes(&mut rng, &mut lines, &["x", "X"]);
-            lines.push("O".to_owned());
-            sometimes(&mut rng, &mut lines, &["2", "101"]);
-            lines.extend(["3", "3", "3"].map(str::to_owned));
-            sometimes(&mut rng, &mut lines, &["q", "fast"]);
-            lines.push(if rng.random_range(0..2) == 0 { "F" } else { "m" }.to_owned());
-        }
-        Profile::Smalltalk => {
-            sometimes(&mut rng, &mut lines, &["robot", "person", ""]);
-            lines.push("human".to_owned());
-            lines.push(if rng.random_range(0..2) == 0 { "computer" } else { "human" }.to_owned());
-        }
-        Profile::Default | Profile::Uri => {}
     }
     let mut squares: Vec<u32> = (0..9).collect();
     squares.shuffle(&mut rng);
     for square in squares {
-        let junk: &[&str] = match profile {
-            Profile::Xtreme => &["5, 5", "1 1"],
-            Profile::Extended => &["-1\n0", "3\n3"],
-            Profile::Uri => &["0"],
-            Profile::Default | Profile::Smalltalk => &["0", "10", "abc"],
-        };
-        sometimes(&mut rng, &mut lines, junk);
-        let (row, col) = (square / 3, square % 3);
-        lines.push(match profile {
-            Profile::Xtreme => format!("{col}, {row}"),
-            Profile::Extended => format!("{row}\n{col}"),
-            _ => (square + 1).to_string(),
-        });
+        sometimes(&mut rng, &mut lines, typing.junk);
+        lines.push((typing.square)(square / 3, square % 3));
     }
-    // The shortest beginning that finishes the first game; but a computer
-    // that plays the Smalltalk exercise's strategy leaves corners to chance, and another
-    // game may need more of the person's squares, so a `smalltalk` script
-    // keeps them all (the game ends, whatever the computer draws, before
-    // they run out).
+    // The shortest beginning that finishes the first game; but where the
+    // computer leaves moves to chance, another game may need more of the
+    // person's squares, so such a script keeps them all (the game ends,
+    // whatever the computer draws, before they run out).
     let all = lines.join("\n") + "\n";
     let end = all
         .match_indices('\n')
         .map(|(i, _)| i + 1)
-        .find(|&end| profile != Profile::Smalltalk && finishes(profile, &all[..end]));
+        .find(|&end| typing.shortest && finishes(profile, &all[..end]));
     let mut cut = all[..end.unwrap_or(all.len())].to_owned();
-    if matches!(profile, Profile::Default | Profile::Extended) {
-        cut.push_str("n\n");
+    if let Some(decline) = typing.decline {
+        cut.push_str(decline);
+        cut.push('\n');
     }
     cut
 }

@@ -24,11 +24,68 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
-use crate::board::Geometry;
-use crate::engine::EngineKind;
+use super::dialect::{Decider, Dialect, Lines, Setting, Typed, Typing, square_number};
+use super::{Answer, Console, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
+use crate::board::{Geometry, Square};
+use crate::engine::{EngineKind, rules};
 use crate::game::{Game, Move, Outcome};
 use crate::render::{Renderer, Style};
+
+/// The answer for a person, and for the computer, to the type of a player.
+const HUMAN: &str = "human";
+const COMPUTER: &str = "computer";
+
+/// The Smalltalk exercise's dialect: its words are free, its game is not.
+pub struct SmalltalkDialect;
+
+impl Dialect for SmalltalkDialect {
+    fn console<'a>(
+        &self,
+        setting: Setting,
+        input: Box<dyn BufRead + 'a>,
+        output: Box<dyn Write + 'a>,
+    ) -> Box<dyn Console + 'a> {
+        let smalltalk = Smalltalk::new(setting.terminal, input, output);
+        setting.drive(smalltalk)
+    }
+
+    fn asks_its_own_players(&self) -> bool {
+        true
+    }
+
+    /// Both sides are asked; this is never used.
+    fn default_second(&self) -> Side {
+        Side::Human
+    }
+
+    /// No original program is public: only the boards and the result.
+    fn fixed_lines(&self) -> Lines {
+        Lines::BoardsAndResult
+    }
+
+    /// The Smalltalk exercise's strategy, rule by rule.
+    fn allowed(&self, game: &Game, _own: Square) -> (Vec<Square>, Decider) {
+        let (squares, rule) = rules::allowed(game);
+        (squares, Decider::Strategy(rule))
+    }
+
+    /// X a person (sometimes after a refused type), O a person or the
+    /// computer; squares by number. The computer leaves corners to chance,
+    /// so a script keeps all the person's squares.
+    fn typing(&self) -> &'static Typing {
+        &Typing {
+            setup: &[
+                Typed::Sometimes(&["robot", "person", ""]),
+                Typed::Always(HUMAN),
+                Typed::Either(COMPUTER, HUMAN),
+            ],
+            junk: &["0", "10", "abc"],
+            square: square_number,
+            decline: None,
+            shortest: false,
+        }
+    }
+}
 
 /// The terminal's sequence to clear the screen and put the cursor at the top.
 pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
@@ -61,8 +118,8 @@ impl<R: BufRead, W: Write> Smalltalk<R, W> {
                 return Ok(None);
             }
             match self.line.trim().to_lowercase().as_str() {
-                "human" | "h" => return Ok(Some(Side::Human)),
-                "computer" | "c" => return Ok(Some(Side::Engine(EngineKind::Rules))),
+                HUMAN | "h" => return Ok(Some(Side::Human)),
+                COMPUTER | "c" => return Ok(Some(Side::Engine(EngineKind::Rules))),
                 _ => {}
             }
         }

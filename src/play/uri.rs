@@ -30,11 +30,62 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side};
+use super::dialect::{Decider, Dialect, Setting, Typing, square_number};
+use super::{Answer, Console, Dialogue, PlayError, Refusal, Setup, Side};
 use crate::board::{Geometry, Square};
 use crate::engine::{Engine, EngineKind};
 use crate::game::{Game, Move, Outcome};
 use crate::player::PlayerId;
+
+/// What the starter prints before its AI's square.
+const AI_MOVE: &str = "AI's move:";
+
+/// URI CSC 212 Deep Dive 4's dialect: every line is the starter's, and its
+/// AI's moves are the starter's own.
+pub struct UriDialect;
+
+impl Dialect for UriDialect {
+    fn console<'a>(
+        &self,
+        setting: Setting,
+        input: Box<dyn BufRead + 'a>,
+        output: Box<dyn Write + 'a>,
+    ) -> Box<dyn Console + 'a> {
+        let uri = Uri::new(setting.sides, input, output);
+        setting.drive(uri)
+    }
+
+    /// The starter's AI is its minimax.
+    fn default_second(&self) -> Side {
+        Side::Engine(EngineKind::Minimax)
+    }
+
+    /// The starter plays its AI (as O) exactly when it is given one
+    /// argument.
+    fn program_args(&self, sides: [Side; 2]) -> &'static [&'static str] {
+        match sides {
+            [Side::Human, Side::Engine(_)] => &["ai"],
+            _ => &[],
+        }
+    }
+
+    fn computer(&self) -> &'static str {
+        "the AI"
+    }
+
+    fn announced_move<'l>(&self, line: &'l str) -> Option<&'l str> {
+        line.strip_prefix(AI_MOVE)
+    }
+
+    fn allowed(&self, game: &Game, _own: Square) -> (Vec<Square>, Decider) {
+        (vec![starter_move(game)], Decider::Starter)
+    }
+
+    /// One byte a square: `0` is refused.
+    fn typing(&self) -> &'static Typing {
+        &Typing { setup: &[], junk: &["0"], square: square_number, decline: None, shortest: true }
+    }
+}
 
 /// URI CSC 212 Deep Dive 4's console: one game on the classic board.
 pub struct Uri<R, W> {
@@ -125,7 +176,7 @@ impl<R: BufRead, W: Write> Dialogue for Uri<R, W> {
     }
 
     fn announce(&mut self, _game: &Game, mv: Move) -> Result<(), PlayError> {
-        Ok(writeln!(self.output, "AI's move: {}", mv.square.number())?)
+        Ok(writeln!(self.output, "{AI_MOVE} {}", mv.square.number())?)
     }
 
     /// One byte, then one byte skipped (`cin.ignore()`, whatever it is).

@@ -23,13 +23,46 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Answer, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
+use super::dialect::{Dialect, Setting, Typed, Typing};
+use super::{Answer, Console, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
 use crate::board::{Geometry, parse_xy};
+use crate::engine::EngineKind;
 use crate::game::{Game, Move, Outcome};
 use crate::render::{Renderer, Style};
 
 /// The largest board the size prompt accepts.
 const MAX_SIZE: u32 = 100;
+
+/// StFX asn3's dialect: every line is the program's.
+pub struct XtremeDialect;
+
+impl Dialect for XtremeDialect {
+    fn console<'a>(
+        &self,
+        setting: Setting,
+        input: Box<dyn BufRead + 'a>,
+        output: Box<dyn Write + 'a>,
+    ) -> Box<dyn Console + 'a> {
+        let xtreme = Xtreme::new(setting.sides, input, output);
+        setting.drive(xtreme)
+    }
+
+    fn default_second(&self) -> Side {
+        Side::Engine(EngineKind::Perfect)
+    }
+
+    /// The size (sometimes a refused one first: too small, too large, a
+    /// word), then `x, y` squares, the column first.
+    fn typing(&self) -> &'static Typing {
+        &Typing {
+            setup: &[Typed::Sometimes(&["0", "101", "three"]), Typed::Always("3")],
+            junk: &["5, 5", "1 1"],
+            square: |row, col| format!("{col}, {row}"),
+            decline: None,
+            shortest: true,
+        }
+    }
+}
 
 /// StFX asn3's console: one game, X and O played by the given sides.
 pub struct Xtreme<R, W> {

@@ -74,7 +74,7 @@ pub enum NotBuilt {
     Stopped,
     /// It cannot run: refused, no language found, a failed build, a step
     /// of the workshop's failed.
-    Failed(Failure),
+    Failed(Box<Failure>),
 }
 
 /// Why a submission cannot run, for its reports.
@@ -120,6 +120,12 @@ impl Failure {
     }
 }
 
+impl From<Failure> for NotBuilt {
+    fn from(failure: Failure) -> NotBuilt {
+        NotBuilt::Failed(Box::new(failure))
+    }
+}
+
 impl From<Stopped> for NotBuilt {
     fn from(Stopped: Stopped) -> NotBuilt {
         NotBuilt::Stopped
@@ -128,7 +134,7 @@ impl From<Stopped> for NotBuilt {
 
 impl From<Failed> for NotBuilt {
     fn from(Failed(why): Failed) -> NotBuilt {
-        NotBuilt::Failed(Failure::early(why))
+        NotBuilt::from(Failure::early(why))
     }
 }
 
@@ -220,7 +226,7 @@ impl Workshop {
         });
         match copy::copy_tree(submission, &source, self.copy_caps, owner) {
             Ok(_) => Ok(source),
-            Err(e) => Err(NotBuilt::Failed(Failure::early(format!("the submission was refused: {e}")))),
+            Err(e) => Err(NotBuilt::from(Failure::early(format!("the submission was refused: {e}")))),
         }
     }
 
@@ -257,7 +263,7 @@ impl Workshop {
         };
         let with_provided = |mut failure: Failure| {
             failure.provided.clone_from(&provided);
-            NotBuilt::Failed(failure)
+            NotBuilt::from(failure)
         };
         let commands = match &recipe.programs {
             Programs::Given { build, run } => {
@@ -280,7 +286,7 @@ impl Workshop {
         if let Some(command) = &commands.build {
             match self.build(&steps, source, command) {
                 Err(NotBuilt::Failed(failure)) => {
-                    return Err(with_provided(Failure { language, ..failure }));
+                    return Err(with_provided(Failure { language, ..*failure }));
                 }
                 Err(NotBuilt::Stopped) => return Err(NotBuilt::Stopped),
                 Ok(Build::Failed { log }) => {
@@ -322,7 +328,7 @@ impl Workshop {
             .prefix("prepared-")
             .tempdir_in(self.sandbox.scratch())
             .map_err(|e| {
-                NotBuilt::Failed(Failure::early(format!("the grader failed to make room for it: {e}")))
+                NotBuilt::from(Failure::early(format!("the grader failed to make room for it: {e}")))
             })?
             .keep();
         self.prepare(submission, &area, recipe)

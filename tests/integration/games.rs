@@ -13,8 +13,13 @@ use crate::util::{Graded, fixture, referee};
 
 /// `fixtures/{name}-class` graded on its `tests` as its README says.
 fn grade_class(name: &str, tests: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
+    grade_students(&format!("{name}-class"), tests, extra)
+}
+
+/// The students of `fixtures/{dir}` graded on its `tests`.
+fn grade_students(dir: &str, tests: &str, extra: &[&str]) -> (Graded, tempfile::TempDir) {
     let out = crate::util::kept_dir();
-    let class = fs::canonicalize(fixture(&format!("{name}-class"))).unwrap();
+    let class = fs::canonicalize(fixture(dir)).unwrap();
     let mut students: Vec<PathBuf> =
         fs::read_dir(class.join("students")).unwrap().map(|e| e.unwrap().path()).collect();
     students.sort();
@@ -78,16 +83,48 @@ fn the_smalltalk_class_is_judged_by_the_game_each_student_plays() {
         ("gil-cpp", "ppppp"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
-    assert_eq!(verdict_map(graded), want, "{}", graded.stderr);
+    let mut got = verdict_map(graded);
+    // hal's bias is caught by chance, so by test only where the odds are
+    // overwhelming (below); the rest of its games are correct.
+    let hal = got.pop().unwrap();
+    assert_eq!(got, want, "{}", graded.stderr);
+    assert_eq!(hal.0, "hal-mostly-first-corner");
+    assert!(hal.1.ends_with("pp") && !hal.1.contains(['c', 't', 'n']), "{hal:?}");
     assert_eq!(graded.status, Some(1));
+}
+
+#[test]
+fn a_corner_taken_first_60_percent_of_the_time_is_not_a_fair_draw() {
+    // Found by an attacker: the first free corner 60% of the time and a
+    // random one otherwise passed "never varies" in all 44 games. Among 3
+    // corners over 100 games it is caught 99.999% of the time, and a fair
+    // program fails at most once in 10,000 tests (src/play/chance.rs).
+    let (graded, _) = smalltalk();
+    let hal = detail(graded, "hal-mostly-first-corner", "computer-first.stdin");
+    assert!(hal.starts_with("the corner was 3 in "), "{hal}");
+    assert!(
+        hal.contains(" of 100 games that reached that position (") && hal.contains("; the rules leave it to chance among 3, 7, 9, and a fair choice is this uneven less than once in 10,000 tests (p = "),
+        "{hal}"
+    );
+    // Every honest student's random corners pass the same test.
+    for student in ["ada-own-words", "ben-spacing", "gil-cpp"] {
+        assert_eq!(
+            detail(graded, student, "computer-first.stdin"),
+            "its game is one the assignment allows (in each of 100 games)"
+        );
+    }
 }
 
 #[test]
 fn each_wrong_game_is_named_with_the_move_and_the_rule() {
     let (graded, _) = smalltalk();
-    assert_eq!(
-        detail(graded, "cy-first-corner", "computer-first.stdin"),
-        "the corner was 3 in all 44 games that reached that position; the rules leave it to chance among 3, 7, 9"
+    let cy = detail(graded, "cy-first-corner", "computer-first.stdin");
+    assert!(
+        cy.starts_with(
+            "the corner was 3 in 100 of 100 games that reached that position (7 in 0, 9 in 0); the rules leave it \
+             to chance among 3, 7, 9, and a fair choice is this uneven less than once in 10,000 tests (p = "
+        ),
+        "{cy}"
     );
     // Which move goes wrong, and in which game, depends on the corners the
     // program drew.
@@ -97,10 +134,10 @@ fn each_wrong_game_is_named_with_the_move_and_the_rule() {
         detail(graded, "fay-no-tie", "human-first.stdin"),
         "the result: it says O wins; the game is a tie"
     );
-    // A random corner is played 44 times and passes every time.
+    // A random corner is played 100 times and passes.
     assert_eq!(
         detail(graded, "ada-own-words", "computer-first.stdin"),
-        "its game is one the assignment allows (in each of 44 games)"
+        "its game is one the assignment allows (in each of 100 games)"
     );
     let eve = graded.names().iter().position(|n| n == "eve-crash").unwrap();
     assert!(
@@ -124,7 +161,7 @@ fn a_script_that_ends_mid_game_is_pointed_out_and_judged_as_far_as_it_goes() {
     assert!(!graded.stderr.contains("human-first.stdin: the script ends"), "{}", graded.stderr);
     assert_eq!(
         detail(graded, "ben-spacing", "cut-short.stdin"),
-        "its game is one the assignment allows, as far as the script goes (in each of 44 games)"
+        "its game is one the assignment allows, as far as the script goes (in each of 100 games)"
     );
 }
 
@@ -246,6 +283,32 @@ fn each_planted_bug_in_the_extended_class_is_named_where_the_game_departs() {
     assert!(bad["stderr"].as_str().unwrap().contains("java.util.InputMismatchException"), "{bad:#}");
     // Every script plays its games to their end: nothing to warn about.
     assert!(!graded.stderr.contains("the script ends before its game does"), "{}", graded.stderr);
+}
+
+#[test]
+fn a_draw_announced_as_a_win_is_wrong_in_any_spelling() {
+    let (graded, _) = grade_students("extended-attacks", "tests", &["--profile", "extended"]);
+    let want = [
+        ("ava-official", "p"),
+        ("kai-player-wins", "w"),
+        ("lea-player-won", "w"),
+        ("max-mark-wins", "w"),
+        ("ned-lower-case", "w"),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(verdict_map(&graded), want, "{}", graded.stderr);
+    for (student, said) in [
+        ("kai-player-wins", "Player X wins"),
+        ("lea-player-won", "Player X won!"),
+        ("max-mark-wins", "X wins!"),
+        ("ned-lower-case", "player X wins!"),
+    ] {
+        let why = detail(&graded, student, "refusals-draw-again.stdin");
+        assert!(
+            why.ends_with(&format!(": expected `It's a draw!` or other words for it, found `{said}`")),
+            "{why}"
+        );
+    }
 }
 
 #[test]

@@ -75,7 +75,7 @@ fn harnessed(
     if let Some(command) = &harness.build {
         match workshop.build(steps, start.clone(), command)? {
             Build::Failed { log } => {
-                return Err(NotBuilt::Failed(Failure {
+                return Err(NotBuilt::from(Failure {
                     language,
                     log,
                     detail: "it does not compile".to_owned(),
@@ -84,7 +84,7 @@ fn harnessed(
                 }));
             }
             Build::Refused { why } => {
-                return Err(NotBuilt::Failed(Failure { language, by_grader: true, ..Failure::early(why) }));
+                return Err(NotBuilt::from(Failure { language, by_grader: true, ..Failure::early(why) }));
             }
             Build::Built { dir, log } => {
                 start = dir;
@@ -107,7 +107,7 @@ fn harnessed(
 /// Why the submission cannot be graded at all, before its language is
 /// known.
 fn early(why: String) -> NotBuilt {
-    NotBuilt::Failed(Failure::early(why))
+    NotBuilt::from(Failure::early(why))
 }
 
 /// Writes `harness`'s files into the grader's own directory `ours`, as
