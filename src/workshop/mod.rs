@@ -26,7 +26,7 @@ use std::sync::atomic::AtomicBool;
 
 use self::build::Build;
 use self::intake::{Failed, Faults, Step, Steps};
-use self::language::Commands;
+use self::language::{Commands, Languages};
 use self::provided::Placed;
 use self::recipe::{Programs, Recipe};
 use crate::outcome::Stopped;
@@ -86,9 +86,10 @@ pub struct Failure {
     pub log: String,
     /// The reason in one line: `the build failed`, or the reason itself.
     pub detail: String,
-    /// What the copy lacked or changed of the provided files, if they
-    /// were placed before it failed.
-    pub provided: Option<Placed>,
+    /// What the copy lacked, changed or had removed of the provided
+    /// files, if they were placed before it failed (boxed: a failure is
+    /// the error of every step, and small).
+    pub provided: Option<Box<Placed>>,
 }
 
 impl Failure {
@@ -240,14 +241,29 @@ impl Workshop {
         let name = submission_name(submission);
         let steps = self.steps(&name, area);
         let source = self.copy_in(submission, &steps)?;
+        // The course's build file, if it provides one, is the build: its
+        // language is the submission's, and no other build file of that
+        // language stays in the copy.
+        let course = recipe.provided.as_ref().and_then(|provided| {
+            let paths = provided.files().map(|(path, _, _)| path);
+            match &recipe.programs {
+                Programs::Detected(languages) => languages.course_build(paths),
+                // A course's --build runs as given; its make still finds
+                // only the course's makefile.
+                Programs::Given { .. } => Languages::builtin().course_build(paths),
+            }
+        });
         // Before its language is found: a copy lacking the provided main.cpp
         // is C++ once it has it.
         let provided = match &recipe.provided {
-            Some(provided) => Some(provided.place_over(&steps, &source)?),
+            Some(provided) => {
+                let names = course.as_ref().map_or(&[][..], |c| c.names.as_slice());
+                Some(provided.place_over(&steps, &source, names)?)
+            }
             None => None,
         };
         let with_provided = |mut failure: Failure| {
-            failure.provided.clone_from(&provided);
+            failure.provided = provided.clone().map(Box::new);
             NotBuilt::Failed(failure)
         };
         let commands = match &recipe.programs {
@@ -255,7 +271,7 @@ impl Workshop {
                 Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
             }
             Programs::Detected(languages) => languages
-                .detect(&source, self.run_limits.memory)
+                .detect_for(&source, self.run_limits.memory, course.as_ref())
                 .map_err(|why| with_provided(Failure::early(why)))?,
         };
         let language = commands.language.clone();

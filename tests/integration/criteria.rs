@@ -406,3 +406,90 @@ fn a_provided_file_that_cannot_be_placed_fails_only_its_submission() {
     assert_eq!(dee.tests.len(), 2);
     assert!(dee.tests.iter().all(|t| t.verdict == Verdict::BuildFailed && t.detail == says), "{dee:#?}");
 }
+
+/// `grade --tests fixtures/class/tests --warnings --provided provided` on
+/// `students` in `fixtures/attacks/provided-build`, whose course provides
+/// a `Makefile` built with `-Wall` beside `main.cpp` and `board.h`.
+fn grade_course_build(students: &[PathBuf]) -> Graded {
+    let out = crate::util::kept_dir().keep();
+    let report = out.join("report");
+    let run = referee()
+        .current_dir(fixture("attacks/provided-build"))
+        .args(["grade", "--warnings", "--provided", "provided", "--jobs", "2", "--tests"])
+        .arg(fs::canonicalize(fixture("class/tests")).unwrap())
+        .arg("--report")
+        .arg(&report)
+        .args(students)
+        .output()
+        .unwrap();
+    Graded::read(&run, report)
+}
+
+/// The student's copy under `fixtures/attacks/provided-build/students`.
+fn attacker(name: &str) -> PathBuf {
+    fs::canonicalize(fixture("attacks/provided-build/students")).unwrap().join(name)
+}
+
+/// A student's `GNUmakefile` (make reads it before the course's
+/// `Makefile`) or `makefile` (likewise) built without `-Wall`, or from
+/// their own `Main.cpp` with `-w`: `build-warnings` passed and the report
+/// said the course's files were used. Now each is removed, saying so, and
+/// make reads the course's `Makefile` alone.
+#[test]
+fn a_students_own_makefile_is_removed_and_the_courses_is_the_build() {
+    let graded =
+        grade_course_build(&[attacker("honest"), attacker("gnumakefile"), attacker("makefile-own-main")]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    let honest = graded.submission(0);
+    assert_eq!(verdict_map(honest), expected("pass", "pass"), "{honest:#}");
+    assert!(strings(&honest["provided_removed"]).is_empty(), "{honest:#}");
+    for (index, removed) in [(1, "GNUmakefile"), (2, "makefile")] {
+        let result = graded.submission(index);
+        assert_eq!(verdict_map(result), expected("wrong", "pass"), "{result:#}");
+        assert_eq!(result["tests"][0]["detail"], "2 compiler warnings", "{result:#}");
+        assert_eq!(strings(&result["provided_removed"]), [removed], "{result:#}");
+        assert_eq!(result["language"], "Makefile");
+        // The course's Makefile, on the course's main.cpp: never Main.cpp.
+        let log = result["build_log"].as_str().unwrap();
+        assert!(log.contains("g++ -O2 -Wall -c main.cpp\n"), "{log}");
+        assert!(log.contains("g++ -O2 -Wall -c board.cpp\n"), "{log}");
+        assert!(!log.contains("Main.cpp") && !log.contains(" -w "), "{log}");
+    }
+    let html = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    for file in ["GNUmakefile", "makefile"] {
+        let note =
+            format!("Your {file} was removed: it would have been read in place of the course&#39;s files.");
+        assert!(
+            html.contains(&note) || html.contains(&note.replace("&#39;", "'")),
+            "no {note:?} in report.html"
+        );
+    }
+}
+
+/// A precompiled `board.h.gch` beside a student's `board.cpp`: gcc reads
+/// it in place of the course's `board.h` (here one whose empty square is
+/// `.`), so every game was wrong while the report said the course's
+/// `board.h` was used. Now it is removed, saying so, and the course's
+/// header is what is compiled. The `.gch` is made here with the machine's
+/// g++, as a student would make it with the course's.
+#[test]
+fn a_precompiled_header_does_not_stand_in_for_the_courses() {
+    let dir = tempfile::tempdir().unwrap();
+    let pch = dir.path().join("pch");
+    fs::create_dir(&pch).unwrap();
+    fs::copy(attacker("pch").join("board.cpp"), pch.join("board.cpp")).unwrap();
+    fs::copy(fixture("attacks/provided-build/pch-board.h"), pch.join("board.h")).unwrap();
+    let made = std::process::Command::new("g++")
+        .current_dir(&pch)
+        .args(["-O2", "-Wall", "-x", "c++-header", "board.h", "-o", "board.h.gch"])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    fs::remove_file(pch.join("board.h")).unwrap();
+    let graded = grade_course_build(&[pch]);
+    let result = graded.submission(0);
+    assert_eq!(graded.status, Some(0), "{}\n{result:#}", graded.stderr);
+    assert_eq!(verdict_map(result), expected("pass", "pass"), "{result:#}");
+    assert_eq!(strings(&result["provided_removed"]), ["board.h.gch"], "{result:#}");
+    assert_eq!(strings(&result["provided_missing"]), ["Makefile", "board.h", "main.cpp"], "{result:#}");
+}
