@@ -88,7 +88,7 @@ impl Game {
 /// [`Stopped`]: the grading was stopped; games cut short judge nothing.
 pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResult, Stopped> {
     let built = stage.built;
-    let warnings = plan.program.warnings.then(|| warnings_test(built.build_log.as_deref()));
+    let warnings = plan.program.warnings.then(|| warnings_test(built.build_log.as_deref(), &built.silencers));
     if let Some(test) = &warnings {
         (stage.tell)(test);
     }

@@ -40,7 +40,8 @@ pub const NEVER_VARIED: usize = 20;
 /// # Errors
 /// [`Stopped`]: the grading was stopped; no more tests are handed out.
 pub(super) fn grade(stage: &Stage<'_>, program: &Program) -> Result<SubmissionResult, Stopped> {
-    let warnings = program.warnings.then(|| warnings_test(stage.built.build_log.as_deref()));
+    let warnings =
+        program.warnings.then(|| warnings_test(stage.built.build_log.as_deref(), &stage.built.silencers));
     if let Some(test) = &warnings {
         (stage.tell)(test);
     }
@@ -208,6 +209,7 @@ mod tests {
             env: Vec::new(),
             build_log: None,
             provided: None,
+            silencers: Vec::new(),
         }
     }
 

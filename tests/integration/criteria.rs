@@ -493,3 +493,54 @@ fn a_precompiled_header_does_not_stand_in_for_the_courses() {
     assert_eq!(strings(&result["provided_removed"]), ["board.h.gch"], "{result:#}");
     assert_eq!(strings(&result["provided_missing"]), ["Makefile", "board.h", "main.cpp"], "{result:#}");
 }
+
+/// Students who hide their `-Wall` warnings from g++ with a pragma, in
+/// each spelling `fixtures/attacks/warnings-hidden` holds: every one passed
+/// `build-warnings` with 100. Now each fails it, the detail naming the
+/// file, the line and what is there; the honest student's `#pragma once`
+/// and `diagnostic push`/`pop` are nothing, and the course's files are not
+/// searched.
+#[test]
+fn a_pragma_that_hides_warnings_fails_build_warnings_naming_it() {
+    let dir = fs::canonicalize(fixture("attacks/warnings-hidden")).unwrap();
+    let out = crate::util::kept_dir().keep();
+    let report = out.join("report");
+    let students = [
+        ("honest-pragmas", "the build printed no warning"),
+        ("system-header", "warnings hidden: board-impl.h:1: #pragma GCC system_header"),
+        (
+            "diagnostic-ignored",
+            "warnings hidden: board.cpp:1: #pragma GCC diagnostic ignored \"-Wunused-variable\" (and 1 more)",
+        ),
+        ("pragma-operator", "warnings hidden: board.cpp:1: _Pragma: a pragma made in code (and 1 more)"),
+        ("digraph-spliced", "warnings hidden: board-impl.h:1: #pragma GCC system_header"),
+        ("pasted", "warnings hidden: board.cpp:1: ## in a macro: it can paste a _Pragma together"),
+        ("line-marker", "warnings hidden: board.cpp:2: # 1 \"/usr/include/board-impl.h\" 3"),
+    ];
+    let run = referee()
+        .current_dir(&dir)
+        .args(["grade", "--warnings", "--provided", "../../criteria/provided", "--jobs", "2", "--tests"])
+        .arg(fs::canonicalize(fixture("class/tests")).unwrap())
+        .arg("--report")
+        .arg(&report)
+        .args(students.iter().map(|(s, _)| Path::new("students").join(s)))
+        .output()
+        .unwrap();
+    let graded = Graded::read(&run, report);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    for (index, (student, detail)) in students.iter().enumerate() {
+        let result = graded.submission(index);
+        assert_eq!(result["submission"], *student);
+        let warnings = if index == 0 { "pass" } else { "wrong" };
+        assert_eq!(verdict_map(result), expected(warnings, "pass"), "{student}: {result:#}");
+        assert_eq!(result["tests"][0]["detail"], *detail, "{student}");
+    }
+    // Each silencer is listed where the warnings are shown.
+    let html = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    for line in [
+        "board.cpp:1: hides warnings: _Pragma: a pragma made in code\n",
+        "board.cpp:2: hides warnings: _Pragma: a pragma made in code\n",
+    ] {
+        assert!(html.contains(line), "no {line:?} in report.html");
+    }
+}

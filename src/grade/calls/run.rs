@@ -97,6 +97,7 @@ fn harnessed(
         env: harness.env,
         build_log,
         provided: None,
+        silencers: Vec::new(),
     })
 }
 
