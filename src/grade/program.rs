@@ -20,6 +20,7 @@ use super::suite::Test;
 use super::verdict::{judge, warnings_test};
 use crate::sandbox::{Collect, Job, Limits, SandboxError};
 use crate::workshop::Built;
+use crate::workshop::silencers::Silencer;
 
 /// How many times a console test whose game leaves a computer move to
 /// chance is played: enough that a program breaking a rule in one game in
@@ -40,8 +41,9 @@ pub const NEVER_VARIED: usize = 20;
 /// # Errors
 /// [`Stopped`]: the grading was stopped; no more tests are handed out.
 pub(super) fn grade(stage: &Stage<'_>, program: &Program) -> Result<SubmissionResult, Stopped> {
-    let warnings =
-        program.warnings.then(|| warnings_test(stage.built.build_log.as_deref(), &stage.built.silencers));
+    let warnings = program
+        .warnings
+        .then(|| warnings_test(stage.built.build_log.as_deref(), &Silencer::said(&stage.built.silencers)));
     if let Some(test) = &warnings {
         (stage.tell)(test);
     }

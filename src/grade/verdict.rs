@@ -11,7 +11,6 @@ use crate::outcome::{End, Ending, Limits, Outcome, Run, describe_ending, megabyt
 use crate::play::judge::{self, Departure, DepartureKind};
 use crate::play::{Profile, Side};
 use crate::text;
-use crate::workshop::silencers::Silencer;
 use std::fmt::Write as _;
 
 /// The verdict on a finished run of `test`, which read and wrote as `io`
@@ -193,12 +192,13 @@ const WARNING_MARK: &str = "warning:";
 
 /// The [`WARNINGS_TEST`] of a build that succeeded with `log` (`None`: the
 /// submission needs no build), whose files held `silencers` (pragmas that
-/// hide warnings): `pass` when no line of the log is a warning and nothing
+/// hide warnings, each where it is and what, as the workshop found them:
+/// plain words, so the verdict needs nothing of the workshop): `pass` when no line of the log is a warning and nothing
 /// hides one, else `wrong`. Its detail counts the warnings, then names the
 /// first silencer (file, line, what) and counts the others; its `actual`
 /// holds the warnings, then a line for each silencer (the log is already
 /// cut as build logs are, so the warnings are too).
-pub(super) fn warnings_test(log: Option<&str>, silencers: &[Silencer]) -> TestResult {
+pub(super) fn warnings_test(log: Option<&str>, silencers: &[(String, String)]) -> TestResult {
     let warnings: Vec<&str> =
         log.unwrap_or_default().lines().filter(|line| line.contains(WARNING_MARK)).collect();
     if warnings.is_empty() && silencers.is_empty() {
@@ -213,21 +213,20 @@ pub(super) fn warnings_test(log: Option<&str>, silencers: &[Silencer]) -> TestRe
     if !warnings.is_empty() {
         said.push(format!("{} compiler warning{}", text::thousands(warnings.len()), plural(warnings.len())));
     }
-    let at = |s: &Silencer| if s.line == 0 { s.file.clone() } else { format!("{}:{}", s.file, s.line) };
-    if let Some(first) = silencers.first() {
+    if let Some((place, what)) = silencers.first() {
         let others = match silencers.len() - 1 {
             0 => String::new(),
             n => format!(" (and {n} more)"),
         };
-        said.push(format!("warnings hidden: {}: {}{others}", at(first), first.what));
+        said.push(format!("warnings hidden: {place}: {what}{others}"));
     }
     let mut actual = String::new();
     for warning in warnings {
         actual.push_str(warning);
         actual.push('\n');
     }
-    for silencer in silencers {
-        let _ = writeln!(actual, "{}: hides warnings: {}", at(silencer), silencer.what);
+    for (place, what) in silencers {
+        let _ = writeln!(actual, "{place}: hides warnings: {what}");
     }
     TestResult {
         actual: text::said(&actual, SHOWN_BYTES).into_owned(),
@@ -472,14 +471,9 @@ mod tests {
 
     #[test]
     fn a_pragma_that_hides_warnings_fails_the_warnings_test_naming_it() {
-        let silencer = |file: &str, line: usize, what: &str| Silencer {
-            file: file.to_owned(),
-            line,
-            what: what.to_owned(),
-        };
         let hidden = [
-            silencer("board.h", 1, "#pragma GCC system_header"),
-            silencer("mine.h.gch", 0, "a precompiled header"),
+            ("board.h:1".to_owned(), "#pragma GCC system_header".to_owned()),
+            ("mine.h.gch".to_owned(), "a precompiled header".to_owned()),
         ];
         let test = warnings_test(Some(""), &hidden);
         assert_eq!((test.verdict, test.score), (Verdict::Wrong, 0.0));

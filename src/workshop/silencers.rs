@@ -35,6 +35,21 @@ pub struct Silencer {
     pub what: String,
 }
 
+impl Silencer {
+    /// Where it is, as compilers say it: `board.h:1`, or the file alone.
+    #[must_use]
+    pub fn place(&self) -> String {
+        if self.line == 0 { self.file.clone() } else { format!("{}:{}", self.file, self.line) }
+    }
+
+    /// Each of `silencers` as the `build-warnings` verdict reads them:
+    /// where it is, and what.
+    #[must_use]
+    pub fn said(silencers: &[Silencer]) -> Vec<(String, String)> {
+        silencers.iter().map(|s| (s.place(), s.what.clone())).collect()
+    }
+}
+
 /// The most of a directive shown.
 const WHAT_BYTES: usize = 200;
 
