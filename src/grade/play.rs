@@ -33,6 +33,7 @@ use crate::movefile;
 use crate::player::{Mark, PlayerId};
 use crate::text;
 use crate::workshop::Failure;
+use crate::workshop::silencers::Silencer;
 
 /// Boards of at most this many squares are played against `perfect` from
 /// every first move too (on larger ones, only from the empty board: the
@@ -88,7 +89,10 @@ impl Game {
 /// [`Stopped`]: the grading was stopped; games cut short judge nothing.
 pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResult, Stopped> {
     let built = stage.built;
-    let warnings = plan.program.warnings.then(|| warnings_test(built.build_log.as_deref()));
+    let warnings = plan
+        .program
+        .warnings
+        .then(|| warnings_test(built.build_log.as_deref(), &Silencer::said(&built.silencers)));
     if let Some(test) = &warnings {
         (stage.tell)(test);
     }

@@ -20,6 +20,7 @@ use super::verdict::{judge, warnings_test};
 use crate::play::chance;
 use crate::sandbox::{Collect, Job, Limits, SandboxError};
 use crate::workshop::Built;
+use crate::workshop::silencers::Silencer;
 
 /// Grades the program `stage` holds on every test of `program`, side by
 /// side; with [`Program::warnings`], the build's warnings are the first
@@ -28,7 +29,9 @@ use crate::workshop::Built;
 /// # Errors
 /// [`Stopped`]: the grading was stopped; no more tests are handed out.
 pub(super) fn grade(stage: &Stage<'_>, program: &Program) -> Result<SubmissionResult, Stopped> {
-    let warnings = program.warnings.then(|| warnings_test(stage.built.build_log.as_deref()));
+    let warnings = program
+        .warnings
+        .then(|| warnings_test(stage.built.build_log.as_deref(), &Silencer::said(&stage.built.silencers)));
     if let Some(test) = &warnings {
         (stage.tell)(test);
     }
@@ -183,6 +186,7 @@ mod tests {
             env: Vec::new(),
             build_log: None,
             provided: None,
+            silencers: Vec::new(),
         }
     }
 

@@ -215,6 +215,12 @@ pub struct SubmissionResult {
     /// submission differed from the course's (the course's was used).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provided_changed: Option<Vec<String>>,
+    /// With `--provided`, this submission's files removed from its copy
+    /// because a tool would have read them in place of the course's: a
+    /// build file beside the course's (`GNUmakefile` beside its
+    /// `Makefile`), a precompiled header (`board.h.gch`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provided_removed: Option<Vec<String>>,
     /// Each test, in the tests' order.
     pub tests: Vec<TestResult>,
 }
@@ -237,6 +243,7 @@ impl SubmissionResult {
             tests,
             provided_missing: None,
             provided_changed: None,
+            provided_removed: None,
         }
     }
 
@@ -252,6 +259,12 @@ impl SubmissionResult {
             notes.push((
                 file,
                 format!("Your copy of {file} differed from the course's; the course's was used."),
+            ));
+        }
+        for file in self.provided_removed.iter().flatten() {
+            notes.push((
+                file,
+                format!("Your {file} was removed: it would have been read in place of the course's files."),
             ));
         }
         notes.sort();

@@ -56,6 +56,7 @@ impl Stage<'_> {
         if let Some(placed) = &built.provided {
             result.provided_missing = Some(placed.missing.clone());
             result.provided_changed = Some(placed.changed.clone());
+            result.provided_removed = Some(placed.removed.clone());
         }
         result
     }
@@ -98,5 +99,6 @@ pub fn not_run(plan: &Plan, name: &str, failure: &Failure, tell: &Tell<'_>) -> S
         tests,
         provided_missing: failure.provided.as_ref().map(|p| p.missing.clone()),
         provided_changed: failure.provided.as_ref().map(|p| p.changed.clone()),
+        provided_removed: failure.provided.as_ref().map(|p| p.removed.clone()),
     }
 }

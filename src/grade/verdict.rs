@@ -11,6 +11,7 @@ use crate::outcome::{End, Ending, Limits, Outcome, Run, describe_ending, megabyt
 use crate::play::judge::{self, Departure, DepartureKind};
 use crate::play::{Profile, Side};
 use crate::text;
+use std::fmt::Write as _;
 
 /// The verdict on a finished run of `test`, which read and wrote as `io`
 /// says: see [`Verdict`] for the order.
@@ -190,24 +191,46 @@ pub(super) fn tail(stderr: &[u8]) -> String {
 const WARNING_MARK: &str = "warning:";
 
 /// The [`WARNINGS_TEST`] of a build that succeeded with `log` (`None`: the
-/// submission needs no build): `pass` when no line of the log is a warning,
-/// else `wrong`, its detail counting them and its `actual` holding them (the
-/// log is already cut as build logs are, so they are too).
-pub(super) fn warnings_test(log: Option<&str>) -> TestResult {
+/// submission needs no build), whose files held `silencers` (pragmas that
+/// hide warnings, each where it is and what, as the workshop found them:
+/// plain words, so the verdict needs nothing of the workshop): `pass` when no line of the log is a warning and nothing
+/// hides one, else `wrong`. Its detail counts the warnings, then names the
+/// first silencer (file, line, what) and counts the others; its `actual`
+/// holds the warnings, then a line for each silencer (the log is already
+/// cut as build logs are, so the warnings are too).
+pub(super) fn warnings_test(log: Option<&str>, silencers: &[(String, String)]) -> TestResult {
     let warnings: Vec<&str> =
         log.unwrap_or_default().lines().filter(|line| line.contains(WARNING_MARK)).collect();
-    match warnings.len() {
-        0 => {
-            let detail =
-                if log.is_some() { "the build printed no warning" } else { "no build, so no warning" };
-            TestResult { score: 1.0, ..TestResult::not_run(WARNINGS_TEST, Verdict::Pass, detail.to_owned()) }
-        }
-        n => {
-            let detail = format!("{} compiler warning{}", text::thousands(n), if n == 1 { "" } else { "s" });
-            let mut actual = warnings.join("\n");
-            actual.push('\n');
-            TestResult { actual, ..TestResult::not_run(WARNINGS_TEST, Verdict::Wrong, detail) }
-        }
+    if warnings.is_empty() && silencers.is_empty() {
+        let detail = if log.is_some() { "the build printed no warning" } else { "no build, so no warning" };
+        return TestResult {
+            score: 1.0,
+            ..TestResult::not_run(WARNINGS_TEST, Verdict::Pass, detail.to_owned())
+        };
+    }
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut said = Vec::new();
+    if !warnings.is_empty() {
+        said.push(format!("{} compiler warning{}", text::thousands(warnings.len()), plural(warnings.len())));
+    }
+    if let Some((place, what)) = silencers.first() {
+        let others = match silencers.len() - 1 {
+            0 => String::new(),
+            n => format!(" (and {n} more)"),
+        };
+        said.push(format!("warnings hidden: {place}: {what}{others}"));
+    }
+    let mut actual = String::new();
+    for warning in warnings {
+        actual.push_str(warning);
+        actual.push('\n');
+    }
+    for (place, what) in silencers {
+        let _ = writeln!(actual, "{place}: hides warnings: {what}");
+    }
+    TestResult {
+        actual: text::said(&actual, SHOWN_BYTES).into_owned(),
+        ..TestResult::not_run(WARNINGS_TEST, Verdict::Wrong, said.join("; "))
     }
 }
 
@@ -422,7 +445,7 @@ mod tests {
                    \x20   4 |     int x;\n\
                    board.cpp:9:23: warning: comparison of integer expressions of different signedness\n\
                    Note: Main.java uses unchecked or unsafe operations.\n";
-        let test = warnings_test(Some(log));
+        let test = warnings_test(Some(log), &[]);
         assert_eq!((test.test.as_str(), test.verdict, test.score), (WARNINGS_TEST, Verdict::Wrong, 0.0));
         assert_eq!(test.detail, "2 compiler warnings");
         assert_eq!(
@@ -430,20 +453,43 @@ mod tests {
             "main.cpp:4:9: warning: unused variable 'x' [-Wunused-variable]\n\
              board.cpp:9:23: warning: comparison of integer expressions of different signedness\n"
         );
-        assert_eq!(warnings_test(Some("a.c:1:1: warning: x\n")).detail, "1 compiler warning");
+        assert_eq!(warnings_test(Some("a.c:1:1: warning: x\n"), &[]).detail, "1 compiler warning");
     }
 
     #[test]
     fn a_quiet_build_or_none_passes_the_warnings_test() {
-        let quiet = warnings_test(Some("Note: Main.java uses unchecked or unsafe operations.\n"));
+        let quiet = warnings_test(Some("Note: Main.java uses unchecked or unsafe operations.\n"), &[]);
         assert_eq!(
             (quiet.verdict, quiet.score, quiet.detail.as_str()),
             (Verdict::Pass, 1.0, "the build printed no warning")
         );
-        let none = warnings_test(None);
+        let none = warnings_test(None, &[]);
         assert_eq!(
             (none.verdict, none.score, none.detail.as_str()),
             (Verdict::Pass, 1.0, "no build, so no warning")
+        );
+    }
+
+    #[test]
+    fn a_pragma_that_hides_warnings_fails_the_warnings_test_naming_it() {
+        let hidden = [
+            ("board.h:1".to_owned(), "#pragma GCC system_header".to_owned()),
+            ("mine.h.gch".to_owned(), "a precompiled header".to_owned()),
+        ];
+        let test = warnings_test(Some(""), &hidden);
+        assert_eq!((test.verdict, test.score), (Verdict::Wrong, 0.0));
+        assert_eq!(test.detail, "warnings hidden: board.h:1: #pragma GCC system_header (and 1 more)");
+        assert_eq!(
+            test.actual,
+            "board.h:1: hides warnings: #pragma GCC system_header\nmine.h.gch: hides warnings: a precompiled header\n"
+        );
+        // Shown where warnings are, after them.
+        assert_eq!(test.warnings(), Some(test.actual.as_str()));
+        let both = warnings_test(Some("a.c:1:1: warning: x\n"), &hidden[..1]);
+        assert_eq!(both.detail, "1 compiler warning; warnings hidden: board.h:1: #pragma GCC system_header");
+        assert_eq!(
+            both.actual,
+            "a.c:1:1: warning: x\nboard.h:1: hides warnings: #pragma GCC system_header\n"
         );
     }
 }

@@ -29,8 +29,11 @@ enum Entry {
     Fixed,
     /// `{main}` is the Python file to run (see [`python_main`]).
     PythonMain,
-    /// `{main}` is the Java class holding `main` (see [`java_main`]).
+    /// `{main}` is the Java class holding `main` (see [`java_main`]);
     JavaMain,
+    /// `{makefile}` is where `make` is told which makefile to read: nothing
+    /// for a student's, `-B -f FILE` for the course's (see [`CourseBuild`]).
+    Make,
 }
 
 /// One row of the table.
@@ -105,10 +108,10 @@ const BUILTIN: [Builtin; 5] = [
         "Makefile",
         &["Makefile", "makefile", "GNUmakefile"],
         Some(
-            "make && { test -x prog || { echo \"the Makefile's default target must build ./prog\" >&2; exit 1; }; }",
+            "make{makefile} && { test -x prog || { echo \"the Makefile's default target must build ./prog\" >&2; exit 1; }; }",
         ),
         "./prog",
-        Entry::Fixed,
+        Entry::Make,
     ),
     (
         "Java",
@@ -234,20 +237,56 @@ impl Languages {
             .join(", ")
     }
 
+    /// The course's build, when the course's provided files (`provided`,
+    /// paths relative to their directory) hold a build file at their top:
+    /// a name, not a pattern, in a language's `files` (`Makefile`,
+    /// `Cargo.toml`). The first language in the order they are tried that
+    /// names one is the course's; of several make files, the one make reads
+    /// first ([`MAKEFILES`]).
+    #[must_use]
+    pub fn course_build<'a>(&self, provided: impl IntoIterator<Item = &'a Path>) -> Option<CourseBuild> {
+        let top: Vec<&str> =
+            provided.into_iter().filter(|p| p.components().count() == 1).filter_map(Path::to_str).collect();
+        self.table.iter().enumerate().find_map(|(index, language)| {
+            let names = language.build_files();
+            let mut files: Vec<&str> = top.iter().copied().filter(|f| names.iter().any(|n| n == f)).collect();
+            files.sort_by_key(|f| MAKEFILES.iter().position(|m| m == f).unwrap_or(MAKEFILES.len()));
+            let file = (*files.first()?).to_owned();
+            Some(CourseBuild { language: index, file, names })
+        })
+    }
+
     /// The commands for the submission copied at `source`: the first
     /// language any of whose patterns a file matches. `memory` (bytes) is
     /// the run's memory limit, which sizes the JVM. An error says why no
     /// language applies, in words for the student.
     pub fn detect(&self, source: &Path, memory: u64) -> Result<Commands, String> {
+        self.detect_for(source, memory, None)
+    }
+
+    /// As [`Languages::detect`], but with a course's build (`course`) its
+    /// language is the submission's whatever else the copy holds, and a
+    /// make build reads the course's file alone, every target made anew
+    /// (`make -B -f FILE`): no makefile and no object of the student's
+    /// takes its place.
+    pub fn detect_for(
+        &self,
+        source: &Path,
+        memory: u64,
+        course: Option<&CourseBuild>,
+    ) -> Result<Commands, String> {
         let files = files(source);
-        for language in &self.table {
+        for (index, language) in self.table.iter().enumerate() {
+            if course.is_some_and(|c| c.language != index) {
+                continue;
+            }
             let found: Vec<&PathBuf> =
                 files.iter().filter(|f| f.file_name().is_some_and(|n| language.files.is_match(n))).collect();
             if found.is_empty() {
                 continue;
             }
             let (name, main) = match language.entry {
-                Entry::Fixed => (language.name.clone(), String::new()),
+                Entry::Fixed | Entry::Make => (language.name.clone(), String::new()),
                 Entry::PythonMain => {
                     let main = python_main(source, &found)?;
                     (format!("{} ({main})", language.name), main)
@@ -261,9 +300,43 @@ impl Languages {
                 .run
                 .replace("{main}", &shell_words::quote(&main))
                 .replace("{jvm}", &jvm_flags(memory));
-            return Ok(Commands { language: name, build: language.build.clone(), run });
+            let makefile = match course {
+                Some(course) => format!(" -B -f {}", shell_words::quote(&course.file)),
+                None => String::new(),
+            };
+            let build = match language.entry {
+                Entry::Make => language.build.as_ref().map(|b| b.replace("{makefile}", &makefile)),
+                _ => language.build.clone(),
+            };
+            return Ok(Commands { language: name, build, run });
         }
         Err(format!("no language found: expected one of {}", self.describe()))
+    }
+}
+
+/// The names GNU make reads a makefile from when told none, in the order
+/// it tries them.
+pub const MAKEFILES: [&str; 3] = ["GNUmakefile", "makefile", "Makefile"];
+
+/// The course's build: a build file among its provided files, and its
+/// language ([`Languages::course_build`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CourseBuild {
+    /// The language's place in the table.
+    language: usize,
+    /// The course's build file, at the top of the provided files.
+    pub file: String,
+    /// Every build file name of its language (for make, [`MAKEFILES`]):
+    /// none but the course's may stand in a copy.
+    pub names: Vec<String>,
+}
+
+impl Language {
+    /// Its build files: the names among its `files` that are no pattern
+    /// (`Makefile`, `Cargo.toml`; not `*.cpp`).
+    fn build_files(&self) -> Vec<String> {
+        let pattern = |p: &String| p.contains(['*', '?', '[', ']', '{', '}', '\\']);
+        self.patterns.iter().filter(|p| !pattern(p)).cloned().collect()
     }
 }
 
@@ -407,6 +480,39 @@ mod tests {
         assert_eq!(
             (python.language.as_str(), python.run.as_str(), python.build),
             ("Python (ttt.py)", "python3 ttt.py", None)
+        );
+    }
+
+    #[test]
+    fn a_courses_makefile_is_the_build_read_alone_and_made_anew() {
+        let builtin = Languages::builtin();
+        let course = |names: &[&str]| builtin.course_build(names.iter().map(Path::new));
+        // No build file among the course's, or one below the top: no course build.
+        assert_eq!(course(&["main.cpp", "board.h"]), None);
+        assert_eq!(course(&["sub/Makefile", "main.cpp"]), None);
+        let makefile = course(&["Makefile", "main.cpp"]).unwrap();
+        assert_eq!(
+            (makefile.file.as_str(), makefile.names.clone()),
+            ("Makefile", vec!["Makefile".to_owned(), "makefile".to_owned(), "GNUmakefile".to_owned()])
+        );
+        // Of several, the one make reads first.
+        assert_eq!(course(&["Makefile", "GNUmakefile"]).unwrap().file, "GNUmakefile");
+        // The student's Java and own makefile do not choose the language.
+        let dir =
+            tree(&[("Makefile", ""), ("Main.java", "class Main { public static void main(String[] a) {} }")]);
+        let commands = builtin.detect_for(dir.path(), 1 << 29, Some(&makefile)).unwrap();
+        assert_eq!(commands.language, "Makefile");
+        assert!(commands.build.as_deref().unwrap().starts_with("make -B -f Makefile && "), "{commands:?}");
+        // Without the course's, the student's makefile is read as make finds it.
+        let own = builtin.detect(dir.path(), 1 << 29).unwrap();
+        assert!(own.build.as_deref().unwrap().starts_with("make && "), "{own:?}");
+        // A course's language of its own names its build file.
+        let text = "[[language]]\nname = \"Rust\"\nfiles = [\"Cargo.toml\", \"*.rs\"]\nrun = \"./t\"\n";
+        let languages = Languages::from_config_text(text, Path::new("grade.toml")).unwrap();
+        let cargo = languages.course_build([Path::new("Cargo.toml")]).unwrap();
+        assert_eq!(
+            (cargo.file.as_str(), cargo.names.as_slice()),
+            ("Cargo.toml", &["Cargo.toml".to_owned()][..])
         );
     }
 

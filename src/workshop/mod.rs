@@ -11,13 +11,16 @@
 //! - [`provided`]: the course's provided files, written over each copy;
 //! - [`language`]: how a submission is built and run, found from its files;
 //! - [`build`]: the one build, for submissions and harnesses alike;
-//! - [`recipe`]: what a submission is made runnable by.
+//! - [`recipe`]: what a submission is made runnable by;
+//! - [`silencers`]: what in a submission would hide its compiler's
+//!   warnings.
 
 pub mod build;
 pub mod intake;
 pub mod language;
 pub mod provided;
 pub mod recipe;
+pub mod silencers;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -26,9 +29,10 @@ use std::sync::atomic::AtomicBool;
 
 use self::build::Build;
 use self::intake::{Failed, Faults, Step, Steps};
-use self::language::Commands;
+use self::language::{Commands, Languages};
 use self::provided::Placed;
 use self::recipe::{Programs, Recipe};
+use self::silencers::Silencer;
 use crate::outcome::Stopped;
 use crate::sandbox::{Limits, Protections, Sandbox, SandboxError, copy};
 
@@ -65,6 +69,10 @@ pub struct Built {
     /// What the copy lacked or changed of the course's provided files,
     /// when the recipe provides some.
     pub provided: Option<Placed>,
+    /// What in its files would hide its compiler's warnings (a
+    /// `#pragma GCC system_header`), when it was built: `--warnings` fails
+    /// on them.
+    pub silencers: Vec<Silencer>,
 }
 
 /// Why a submission was not made runnable.
@@ -255,10 +263,25 @@ impl Workshop {
         let name = submission_name(submission);
         let steps = self.steps(&name, area);
         let source = self.copy_in(submission, &steps)?;
+        // The course's build file, if it provides one, is the build: its
+        // language is the submission's, and no other build file of that
+        // language stays in the copy.
+        let course = recipe.provided.as_ref().and_then(|provided| {
+            let paths = provided.files().map(|(path, _, _)| path);
+            match &recipe.programs {
+                Programs::Detected(languages) => languages.course_build(paths),
+                // A course's --build runs as given; its make still finds
+                // only the course's makefile.
+                Programs::Given { .. } => Languages::builtin().course_build(paths),
+            }
+        });
         // Before its language is found: a copy lacking the provided main.cpp
         // is C++ once it has it.
         let provided = match &recipe.provided {
-            Some(provided) => Some(provided.place_over(&steps, &source)?),
+            Some(provided) => {
+                let names = course.as_ref().map_or(&[][..], |c| c.names.as_slice());
+                Some(provided.place_over(&steps, &source, names)?)
+            }
             None => None,
         };
         let with_provided = |mut failure: Failure| {
@@ -270,7 +293,7 @@ impl Workshop {
                 Commands { language: "given".to_owned(), build: build.clone(), run: run.clone() }
             }
             Programs::Detected(languages) => languages
-                .detect(&source, self.run_limits.memory)
+                .detect_for(&source, self.run_limits.memory, course.as_ref())
                 .map_err(|why| with_provided(Failure::early(why)))?,
         };
         let language = commands.language.clone();
@@ -279,6 +302,17 @@ impl Workshop {
             with_provided(Failure { language: language.clone(), ..Failure::early(why) })
         };
         clear(&source).map_err(failed)?;
+        // Read before the build, as the student handed it in with the
+        // course's files placed (which are not searched: students cannot
+        // change them).
+        let silencers = match (&commands.build, &recipe.provided) {
+            (None, _) => Vec::new(),
+            (Some(_), None) => silencers::find(&source, &[]),
+            (Some(_), Some(provided)) => {
+                let skip: Vec<&Path> = provided.files().map(|(path, _, _)| path).collect();
+                silencers::find(&source, &skip)
+            }
+        };
         steps.hand_over(&self.sandbox, area).map_err(failed)?;
 
         let mut start = source.clone();
@@ -315,7 +349,7 @@ impl Workshop {
         if let Programs::Detected(_) = recipe.programs {
             argv.extend(recipe.args.iter().cloned());
         }
-        Ok(Built { name, language, start, argv, env: Vec::new(), build_log, provided })
+        Ok(Built { name, language, start, argv, env: Vec::new(), build_log, provided, silencers })
     }
 
     /// As [`Workshop::prepare`], in an area of its own in the scratch

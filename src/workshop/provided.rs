@@ -210,14 +210,20 @@ impl Provided {
 }
 
 /// What a submission's copy held of the provided files, once they were
-/// placed: the paths (relative, `/`-separated) it lacked, and those whose
-/// bytes differed (or where something else stood).
+/// placed: the paths (relative, `/`-separated) it lacked, those whose
+/// bytes differed (or where something else stood), and what of the
+/// student's was removed because a tool would have read it instead.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Placed {
     /// Provided files the copy did not have.
     pub missing: Vec<String>,
     /// Provided files the copy had with other bytes, or as a directory.
     pub changed: Vec<String>,
+    /// The student's files removed from the copy, sorted: another build
+    /// file beside the course's (a `GNUmakefile`, which make reads before
+    /// the course's `Makefile`), and what a compiler reads in place of a
+    /// provided file (`board.h.gch`, gcc's precompiled `board.h`).
+    pub removed: Vec<String>,
 }
 
 /// How a submission's copy of one provided file compared with it.
@@ -230,9 +236,18 @@ enum Found {
 
 impl Provided {
     /// Writes every provided file over the submission's copy at `source`,
-    /// each as [`Step::PlaceProvided`]: what the copy lacked or changed. A
-    /// file that cannot be written fails this submission alone.
-    pub(super) fn place_over(&self, steps: &Steps<'_>, source: &Path) -> Result<Placed, Failed> {
+    /// each as [`Step::PlaceProvided`], and removes from the copy what would
+    /// be read in their place ([`Provided::stand_ins`]): every file named as
+    /// one of `build_names` (the course's build's, at any depth) that the
+    /// course did not provide, and a compiler's stand-in for a provided
+    /// file. Says what the copy lacked, changed and had removed. A file that
+    /// cannot be written or removed fails this submission alone.
+    pub(super) fn place_over(
+        &self,
+        steps: &Steps<'_>,
+        source: &Path,
+        build_names: &[String],
+    ) -> Result<Placed, Failed> {
         let mut placed = Placed::default();
         for file in &self.0.files {
             let found = steps.take(Step::PlaceProvided, &source.join(&file.path), || place(file, source))?;
@@ -242,9 +257,50 @@ impl Provided {
                 Found::Changed => placed.changed.push(shown(&file.path)),
             }
         }
+        for path in self.stand_ins(source, build_names) {
+            let at = source.join(&path);
+            steps.take(Step::PlaceProvided, &at, || remove_entry(&at))?;
+            placed.removed.push(shown(&path));
+        }
         Ok(placed)
     }
+
+    /// What in the copy at `source` a build would read in place of the
+    /// course's files, sorted: every entry, at any depth, named as one of
+    /// `build_names` that is not a provided file (make reads a
+    /// `GNUmakefile` or `makefile` before a `Makefile`, and a recursive
+    /// make reads a directory's own), and, beside each provided file, its
+    /// name with [`STAND_IN_SUFFIXES`] (gcc reads `board.h.gch`, a
+    /// precompiled header, before `board.h`).
+    fn stand_ins(&self, source: &Path, build_names: &[String]) -> Vec<PathBuf> {
+        let provided = |path: &Path| self.0.files.iter().any(|f| f.path == path);
+        let mut found = Vec::new();
+        let mut walk = walkdir::WalkDir::new(source).follow_links(false).min_depth(1).into_iter();
+        while let Some(entry) = walk.next() {
+            let Ok(entry) = entry else { continue };
+            let Ok(path) = entry.path().strip_prefix(source) else { continue };
+            let named = entry.file_name().to_str().is_some_and(|n| build_names.iter().any(|b| b == n));
+            let stands_in = STAND_IN_SUFFIXES.iter().any(|suffix| {
+                path.to_str()
+                    .and_then(|p| p.strip_suffix(suffix))
+                    .is_some_and(|stem| provided(Path::new(stem)))
+            });
+            if (named && !provided(path)) || stands_in {
+                found.push(path.to_owned());
+                if entry.file_type().is_dir() {
+                    walk.skip_current_dir();
+                }
+            }
+        }
+        found.sort();
+        found
+    }
 }
+
+/// What a compiler reads in place of a file when it stands beside it with
+/// this suffix: gcc's precompiled header (`board.h.gch`, a file or a
+/// directory of them), read before the header it was made from.
+pub const STAND_IN_SUFFIXES: [&str; 1] = [".gch"];
 
 /// Writes `file` into the copy at `source`, replacing whatever stood at its
 /// path (a file standing where one of its directories goes too), and says
@@ -392,13 +448,49 @@ mod tests {
         }
         assert_eq!(
             placed,
-            Placed { missing: Vec::new(), changed: vec!["lib/board.h".into(), "main.cpp".into()] }
+            Placed {
+                missing: Vec::new(),
+                changed: vec!["lib/board.h".into(), "main.cpp".into()],
+                removed: Vec::new()
+            }
         );
         assert_eq!(fs::read_to_string(student.path().join("main.cpp")).unwrap(), "course\n");
         assert_eq!(fs::read_to_string(student.path().join("lib/board.h")).unwrap(), "board\n");
+        assert!(provided.stand_ins(student.path(), &[]).is_empty());
         let lacking = tree(&[("other.cpp", "")]);
         let found: Vec<Found> = provided.0.files.iter().map(|f| place(f, lacking.path()).unwrap()).collect();
         assert_eq!(found, [Found::Missing, Found::Missing, Found::Missing]);
         assert_eq!(fs::read_to_string(lacking.path().join("same.txt")).unwrap(), "same\n");
+    }
+
+    #[test]
+    fn other_build_files_and_a_compilers_stand_ins_are_found_at_any_depth() {
+        let course = tree(&[("Makefile", "prog:\n"), ("board.h", ""), ("lib/util.h", "")]);
+        let provided = Provided::load(course.path()).unwrap();
+        let student = tree(&[
+            ("Makefile", "mine\n"),
+            ("GNUmakefile", ""),
+            ("makefile", ""),
+            ("sub/GNUmakefile", ""),
+            ("board.h.gch", ""),
+            ("lib/util.h.gch/a.gch", ""),
+            ("mine.h.gch", ""),
+            ("MAKEFILE", ""),
+            ("Main.cpp", ""),
+        ]);
+        let names: Vec<String> = ["Makefile", "makefile", "GNUmakefile"].map(str::to_owned).to_vec();
+        let found: Vec<String> =
+            provided.stand_ins(student.path(), &names).iter().map(|p| shown(p)).collect();
+        // The course's Makefile stays (it is written over); a student's own
+        // header's precompiled copy, and names make does not read, are theirs.
+        assert_eq!(found, ["GNUmakefile", "board.h.gch", "lib/util.h.gch", "makefile", "sub/GNUmakefile"]);
+        let steps = Steps { name: "s", area: student.path(), faults: None };
+        let placed = provided.place_over(&steps, student.path(), &names).unwrap();
+        assert_eq!(placed.removed, found);
+        assert_eq!(placed.changed, ["Makefile"]);
+        for gone in &found {
+            assert!(fs::symlink_metadata(student.path().join(gone)).is_err(), "{gone}");
+        }
+        assert!(student.path().join("mine.h.gch").exists() && student.path().join("MAKEFILE").exists());
     }
 }

@@ -407,3 +407,141 @@ fn a_provided_file_that_cannot_be_placed_fails_only_its_submission() {
     assert_eq!(dee.tests.len(), 2);
     assert!(dee.tests.iter().all(|t| t.verdict == Verdict::BuildFailed && t.detail == says), "{dee:#?}");
 }
+
+/// `grade --tests fixtures/class/tests --warnings --provided provided` on
+/// `students` in `fixtures/attacks/provided-build`, whose course provides
+/// a `Makefile` built with `-Wall` beside `main.cpp` and `board.h`.
+fn grade_course_build(students: &[PathBuf]) -> Graded {
+    let out = crate::util::kept_dir().keep();
+    let report = out.join("report");
+    let run = referee()
+        .current_dir(fixture("attacks/provided-build"))
+        .args(["grade", "--warnings", "--provided", "provided", "--jobs", "2", "--tests"])
+        .arg(fs::canonicalize(fixture("class/tests")).unwrap())
+        .arg("--report")
+        .arg(&report)
+        .args(students)
+        .output()
+        .unwrap();
+    Graded::read(&run, report)
+}
+
+/// The student's copy under `fixtures/attacks/provided-build/students`.
+fn attacker(name: &str) -> PathBuf {
+    fs::canonicalize(fixture("attacks/provided-build/students")).unwrap().join(name)
+}
+
+/// A student's `GNUmakefile` (make reads it before the course's
+/// `Makefile`) or `makefile` (likewise) built without `-Wall`, or from
+/// their own `Main.cpp` with `-w`: `build-warnings` passed and the report
+/// said the course's files were used. Now each is removed, saying so, and
+/// make reads the course's `Makefile` alone.
+#[test]
+fn a_students_own_makefile_is_removed_and_the_courses_is_the_build() {
+    let graded =
+        grade_course_build(&[attacker("honest"), attacker("gnumakefile"), attacker("makefile-own-main")]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    let honest = graded.submission(0);
+    assert_eq!(verdict_map(honest), expected("pass", "pass"), "{honest:#}");
+    assert!(strings(&honest["provided_removed"]).is_empty(), "{honest:#}");
+    for (index, removed) in [(1, "GNUmakefile"), (2, "makefile")] {
+        let result = graded.submission(index);
+        assert_eq!(verdict_map(result), expected("wrong", "pass"), "{result:#}");
+        assert_eq!(result["tests"][0]["detail"], "2 compiler warnings", "{result:#}");
+        assert_eq!(strings(&result["provided_removed"]), [removed], "{result:#}");
+        assert_eq!(result["language"], "Makefile");
+        // The course's Makefile, on the course's main.cpp: never Main.cpp.
+        let log = result["build_log"].as_str().unwrap();
+        assert!(log.contains("g++ -O2 -Wall -c main.cpp\n"), "{log}");
+        assert!(log.contains("g++ -O2 -Wall -c board.cpp\n"), "{log}");
+        assert!(!log.contains("Main.cpp") && !log.contains(" -w "), "{log}");
+    }
+    let html = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    for file in ["GNUmakefile", "makefile"] {
+        let note =
+            format!("Your {file} was removed: it would have been read in place of the course&#39;s files.");
+        assert!(
+            html.contains(&note) || html.contains(&note.replace("&#39;", "'")),
+            "no {note:?} in report.html"
+        );
+    }
+}
+
+/// A precompiled `board.h.gch` beside a student's `board.cpp`: gcc reads
+/// it in place of the course's `board.h` (here one whose empty square is
+/// `.`), so every game was wrong while the report said the course's
+/// `board.h` was used. Now it is removed, saying so, and the course's
+/// header is what is compiled. The `.gch` is made here with the machine's
+/// g++, as a student would make it with the course's.
+#[test]
+fn a_precompiled_header_does_not_stand_in_for_the_courses() {
+    let dir = tempfile::tempdir().unwrap();
+    let pch = dir.path().join("pch");
+    fs::create_dir(&pch).unwrap();
+    fs::copy(attacker("pch").join("board.cpp"), pch.join("board.cpp")).unwrap();
+    fs::copy(fixture("attacks/provided-build/pch-board.h"), pch.join("board.h")).unwrap();
+    let made = std::process::Command::new("g++")
+        .current_dir(&pch)
+        .args(["-O2", "-Wall", "-x", "c++-header", "board.h", "-o", "board.h.gch"])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    fs::remove_file(pch.join("board.h")).unwrap();
+    let graded = grade_course_build(&[pch]);
+    let result = graded.submission(0);
+    assert_eq!(graded.status, Some(0), "{}\n{result:#}", graded.stderr);
+    assert_eq!(verdict_map(result), expected("pass", "pass"), "{result:#}");
+    assert_eq!(strings(&result["provided_removed"]), ["board.h.gch"], "{result:#}");
+    assert_eq!(strings(&result["provided_missing"]), ["Makefile", "board.h", "main.cpp"], "{result:#}");
+}
+
+/// Students who hide their `-Wall` warnings from g++ with a pragma, in
+/// each spelling `fixtures/attacks/warnings-hidden` holds: every one passed
+/// `build-warnings` with 100. Now each fails it, the detail naming the
+/// file, the line and what is there; the honest student's `#pragma once`
+/// and `diagnostic push`/`pop` are nothing, and the course's files are not
+/// searched.
+#[test]
+fn a_pragma_that_hides_warnings_fails_build_warnings_naming_it() {
+    let dir = fs::canonicalize(fixture("attacks/warnings-hidden")).unwrap();
+    let out = crate::util::kept_dir().keep();
+    let report = out.join("report");
+    let students = [
+        ("honest-pragmas", "the build printed no warning"),
+        ("system-header", "warnings hidden: board-impl.h:1: #pragma GCC system_header"),
+        (
+            "diagnostic-ignored",
+            "warnings hidden: board.cpp:1: #pragma GCC diagnostic ignored \"-Wunused-variable\" (and 1 more)",
+        ),
+        ("pragma-operator", "warnings hidden: board.cpp:1: _Pragma: a pragma made in code (and 1 more)"),
+        ("digraph-spliced", "warnings hidden: board-impl.h:1: #pragma GCC system_header"),
+        ("pasted", "warnings hidden: board.cpp:1: ## in a macro: it can paste a _Pragma together"),
+        ("line-marker", "warnings hidden: board.cpp:2: # 1 \"/usr/include/board-impl.h\" 3"),
+    ];
+    let run = referee()
+        .current_dir(&dir)
+        .args(["grade", "--warnings", "--provided", "../../criteria/provided", "--jobs", "2", "--tests"])
+        .arg(fs::canonicalize(fixture("class/tests")).unwrap())
+        .arg("--report")
+        .arg(&report)
+        .args(students.iter().map(|(s, _)| Path::new("students").join(s)))
+        .output()
+        .unwrap();
+    let graded = Graded::read(&run, report);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    for (index, (student, detail)) in students.iter().enumerate() {
+        let result = graded.submission(index);
+        assert_eq!(result["submission"], *student);
+        let warnings = if index == 0 { "pass" } else { "wrong" };
+        assert_eq!(verdict_map(result), expected(warnings, "pass"), "{student}: {result:#}");
+        assert_eq!(result["tests"][0]["detail"], *detail, "{student}");
+    }
+    // Each silencer is listed where the warnings are shown.
+    let html = fs::read_to_string(graded.report.join("report.html")).unwrap();
+    for line in [
+        "board.cpp:1: hides warnings: _Pragma: a pragma made in code\n",
+        "board.cpp:2: hides warnings: _Pragma: a pragma made in code\n",
+    ] {
+        assert!(html.contains(line), "no {line:?} in report.html");
+    }
+}

@@ -101,6 +101,7 @@ fn harnessed(
         env: harness.env,
         build_log,
         provided: None,
+        silencers: Vec::new(),
     })
 }
 

@@ -351,6 +351,7 @@ mod tests {
             build_log: None,
             provided_missing: None,
             provided_changed: None,
+            provided_removed: None,
             tests: vec![pass, wrong],
         }
     }
