@@ -203,7 +203,7 @@ impl Languages {
             let files = glob_set(&row.files).map_err(|e| {
                 invalid(offset, format!("language `{}`: {e}; expected patterns such as \"*.rs\"", row.name))
             })?;
-            if shell_words::split(&row.run).map_or(true, |w| w.is_empty()) {
+            if argv(&row.run).is_err() {
                 return Err(invalid(
                     offset,
                     format!("language `{}`: `run` is not a command line: {}", row.name, row.run),
@@ -448,9 +448,29 @@ fn java_main(source: &Path, found: &[&PathBuf]) -> Result<String, String> {
     }
 }
 
+/// A command line split into words as a shell would: the one place a run
+/// command is parsed.
+///
+/// # Errors
+/// Why it is not a command line (an unclosed quote), in words.
+pub fn argv(command: &str) -> Result<Vec<String>, String> {
+    match shell_words::split(command) {
+        Ok(words) if words.is_empty() => Err("it has no words".to_owned()),
+        Ok(words) => Ok(words),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_is_split_once_as_a_shell_would_or_refused_saying_why() {
+        assert_eq!(argv("java -cp 'my classes' Main").unwrap(), ["java", "-cp", "my classes", "Main"]);
+        assert_eq!(argv("./prog 'unclosed").unwrap_err(), "missing closing quote");
+        assert_eq!(argv("  ").unwrap_err(), "it has no words");
+    }
 
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use super::language::Languages;
+pub use super::language::argv;
 use super::provided::Provided;
 use crate::sandbox::Limits;
 
@@ -73,29 +74,9 @@ pub fn build_limits(run: &Limits) -> Limits {
     }
 }
 
-/// A command line split into words as a shell would: the one place a run
-/// command is parsed.
-///
-/// # Errors
-/// Why it is not a command line (an unclosed quote), in words.
-pub fn argv(command: &str) -> Result<Vec<String>, String> {
-    match shell_words::split(command) {
-        Ok(words) if words.is_empty() => Err("it has no words".to_owned()),
-        Ok(words) => Ok(words),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_command_is_split_once_as_a_shell_would_or_refused_saying_why() {
-        assert_eq!(argv("java -cp 'my classes' Main").unwrap(), ["java", "-cp", "my classes", "Main"]);
-        assert_eq!(argv("./prog 'unclosed").unwrap_err(), "missing closing quote");
-        assert_eq!(argv("  ").unwrap_err(), "it has no words");
-    }
 
     #[test]
     fn a_build_gets_at_least_what_compilers_need() {

@@ -18,7 +18,7 @@ fn grade(api: &str, students: &[PathBuf], args: &[&str]) -> (Graded, tempfile::T
     let out = crate::util::kept_dir();
     let report = out.path().join("report");
     let run = referee()
-        .args(["grade", "--api", api, "--jobs", "2", "--report"])
+        .args(["grade", "--api", api, "--jobs", "2", "--seed", "0", "--report"])
         .arg(&report)
         .args(args)
         .args(students)
