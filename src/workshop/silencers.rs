@@ -58,10 +58,11 @@ const FILE_BYTES: u64 = 16 << 20;
 
 /// Every silencer in the files under `source` but those at `skip` (the
 /// course's provided files, which students cannot change), in path and
-/// line order. Every text file is read, whatever its name: any can be
-/// `#include`d. A binary file is skipped unless it is a precompiled
-/// header (`*.gch`, `*.pch`), whose pragmas the compiler reads and no one
-/// else can.
+/// line order. Every file is read, whatever its name or bytes: any can be
+/// `#include`d, and a NUL byte in a comment hides nothing from the
+/// compiler, so none is skipped as binary. A precompiled header (`*.gch`,
+/// `*.pch`), whose pragmas the compiler reads and no one else can, is a
+/// silencer whole.
 #[must_use]
 pub fn find(source: &Path, skip: &[&Path]) -> Vec<Silencer> {
     let mut found = Vec::new();
@@ -87,7 +88,6 @@ pub fn find(source: &Path, skip: &[&Path]) -> Vec<Silencer> {
         if fs::File::open(source.join(&path))
             .and_then(|f| f.take(FILE_BYTES).read_to_end(&mut bytes))
             .is_err()
-            || bytes.contains(&0)
         {
             continue;
         }
@@ -380,7 +380,7 @@ mod tests {
     }
 
     #[test]
-    fn a_submissions_files_are_searched_but_the_courses_and_binaries() {
+    fn a_submissions_files_are_searched_but_the_courses_nul_bytes_and_all() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("sub")).unwrap();
         fs::write(dir.path().join("board.h"), "#pragma GCC system_header\n").unwrap();
@@ -389,9 +389,16 @@ mod tests {
         fs::write(dir.path().join("main.cpp"), "#pragma GCC system_header\n").unwrap();
         fs::write(dir.path().join("prog.o"), b"\0#pragma GCC system_header\n").unwrap();
         fs::write(dir.path().join("mine.h.gch"), b"\0gpch").unwrap();
+        fs::write(dir.path().join("q.inc"), b"//\0\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n")
+            .unwrap();
         let found = find(dir.path(), &[Path::new("main.cpp")]);
         let shown: Vec<(&str, usize)> = found.iter().map(|s| (s.file.as_str(), s.line)).collect();
-        assert_eq!(shown, [("board.h", 1), ("mine.h.gch", 0), ("sub/notes.txt", 2)]);
+        // `prog.o` too: a NUL byte before a pragma (in a comment, say) hides
+        // nothing from gcc, so no file is skipped as binary.
+        assert_eq!(
+            shown,
+            [("board.h", 1), ("mine.h.gch", 0), ("prog.o", 1), ("q.inc", 2), ("sub/notes.txt", 2)]
+        );
         assert_eq!(found[0].what, "#pragma GCC system_header");
     }
 }
