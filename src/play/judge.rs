@@ -569,16 +569,30 @@ fn compare(dialect: &dyn Dialect, expected: &[Line], shown: &Shown, finished: bo
             if finished {
                 let told = expected.iter().rev().find_map(|l| result(&l.text));
                 let said = shown.lines.iter().rev().find_map(|l| result(&l.text));
+                let name = |r: Option<&str>| match r {
+                    None => "nothing".to_owned(),
+                    Some("tie") => "a tie".to_owned(),
+                    Some(mark) => format!("{mark} wins"),
+                };
                 if told != said {
-                    let name = |r: &Option<String>| match r.as_deref() {
-                        None => "nothing".to_owned(),
-                        Some("tie") => "a tie".to_owned(),
-                        Some(mark) => format!("{mark} wins"),
-                    };
                     return wrong(format!(
                         "the result: it says {}; the game is {}",
-                        name(&said),
-                        name(&told)
+                        name(said.as_deref()),
+                        name(told.as_deref())
+                    ));
+                }
+                // Every line after the last board that tells a result tells
+                // the game's: a false winner announced before the true
+                // result is another result too.
+                let after = got.last().map_or(0, |board| board.last + 1);
+                let other = shown.lines[after..].iter().find_map(|l| {
+                    result(&l.text).filter(|r| told.as_ref() != Some(r)).map(|r| (l.number, r))
+                });
+                if let Some((number, other)) = other {
+                    return wrong(format!(
+                        "line {number}: it says {}; the game is {}",
+                        name(Some(&other)),
+                        name(told.as_deref())
                     ));
                 }
             }
@@ -712,6 +726,10 @@ mod tests {
             verdict(Profile::Smalltalk, script, &lying).unwrap().why,
             "the result: it says a tie; the game is O wins"
         );
+        // A false result said before the true one is another result too.
+        let both = correct.replace("Player O wins!", "Player X wins!\nPlayer O wins!");
+        let why = verdict(Profile::Smalltalk, script, &both).unwrap().why;
+        assert!(why.ends_with(": it says X wins; the game is O wins"), "{why}");
     }
 
     #[test]
