@@ -160,7 +160,7 @@ fn games(stage: &Stage<'_>, plan: &PlayPlan) -> Result<Vec<Game>, EventError> {
             openings: openings.clone(),
             stop: Some(stage.sandbox.stopper()),
         };
-        let dir = stage.area().join("games").join(test);
+        let dir = stage.area.join("games").join(test);
         for result in event.run(Some(&dir), stage.jobs, &mut |_| ())? {
             let fixture = event.fixtures.iter().find(|f| f.number == result.number);
             let path = dir.join(result.record.as_deref().unwrap_or(Path::new("")));

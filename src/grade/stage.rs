@@ -36,12 +36,6 @@ pub struct Stage<'a> {
 }
 
 impl Stage<'_> {
-    /// The submission's area in the scratch directory.
-    #[must_use]
-    pub fn area(&self) -> &Path {
-        self.area
-    }
-
     /// The submission's result from its `tests`, with what the copy lacked
     /// or changed of the course's provided files.
     #[must_use]

@@ -66,7 +66,11 @@ fn harnessed(
     steps.take(Step::PlaceHarness, &copy, || {
         fs::create_dir(&tree).and_then(|()| fs::rename(&source, &copy))
     })?;
-    let harness = api.api.assignment().harness(&copy, plan.limits.memory, times).map_err(early)?;
+    let harness = api
+        .api
+        .assignment()
+        .harness(&copy, plan.limits.memory, times)
+        .map_err(|why| NotBuilt::from(Failure::early(why)))?;
     place_harness(steps, &harness, &tree.join(GRADER_DIR))?;
     steps.hand_over(workshop.sandbox(), steps.area)?;
     let language = harness.language.clone();
@@ -92,7 +96,8 @@ fn harnessed(
             }
         }
     }
-    let argv = argv(&harness.run).map_err(|e| early(format!("the harness's command: {e}")))?;
+    let argv = argv(&harness.run)
+        .map_err(|e| NotBuilt::from(Failure::early(format!("the harness's command: {e}"))))?;
     Ok(Built {
         name: steps.name.to_owned(),
         language,
@@ -103,12 +108,6 @@ fn harnessed(
         provided: None,
         silencers: Vec::new(),
     })
-}
-
-/// Why the submission cannot be graded at all, before its language is
-/// known.
-fn early(why: String) -> NotBuilt {
-    NotBuilt::from(Failure::early(why))
 }
 
 /// Writes `harness`'s files into the grader's own directory `ours`, as
