@@ -24,6 +24,7 @@ pub mod elo;
 pub mod engines;
 pub mod entrant;
 pub mod event;
+pub mod explore;
 pub mod record;
 pub mod report;
 pub mod result;

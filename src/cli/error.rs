@@ -159,9 +159,6 @@ pub(super) enum CliError {
         "`{arg}` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source"
     )]
     NotAParticipant { arg: String },
-    /// More wins asked of `grade --play` than it plays games.
-    #[error("--min-wins {min_wins}: more than the {games} games against random (--games)")]
-    MinWins { min_wins: u64, games: u64 },
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },

@@ -381,9 +381,10 @@ fn plain_name(text: &str) -> Result<String, String> {
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
     /// Grade each submission as a bot (the bot protocol, FORMAT.md) by
-    /// games against the engines: tests vs-perfect (it never loses, as
-    /// either side, from every first move), vs-random (it wins --min-wins
-    /// of --games) and legal (it forfeits none), instead of --tests.
+    /// games: tests vs-perfect (it never loses to any equally good reply of
+    /// perfect's, as either side, from every first move: proved on 3x3),
+    /// vs-random (it wins --bar against random play, as X and as O) and
+    /// legal (it forfeits none), instead of --tests.
     #[arg(long, conflicts_with_all = ["api", "profile", "generate"])]
     play: bool,
 
@@ -397,14 +398,25 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "K", requires = "play")]
     win: Option<u32>,
 
-    /// With --play: games against random.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    /// With --play: the share of games against uniformly random play it
+    /// must win, as X and as O, in percent (`80,55`: a perfect player wins
+    /// at least 83% as X and 57% as O on 3x3; GUIDE.md). Worked out
+    /// exactly on 3x3 where a bot answers each position one way, else
+    /// sampled.
+    #[arg(long, value_name = "X,O", default_value = "80,55", value_parser = parse_bars, requires = "play")]
+    bar: [f64; 2],
+
+    /// With --play: the most games vs-random samples a side, when its odds
+    /// cannot be worked out exactly (a sequential test stops sooner once
+    /// the verdict is clear).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     games: u64,
 
-    /// With --play: the games against random it must win (default: half
-    /// of --games, rounded up).
-    #[arg(long, value_name = "N", requires = "play")]
-    min_wins: Option<u64>,
+    /// With --play: the most games a tree of vs-perfect's (every equally
+    /// good reply of perfect's to each answer) or of an exact vs-random's
+    /// may take; beyond, the verdict says it sampled.
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    proof_games: u64,
 
     /// With --play: the most time a bot may take over each answer, in
     /// seconds.
@@ -484,17 +496,14 @@ impl PlanArgs {
         let geometry = Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })?;
         crate::arena::engines::check(EngineKind::Perfect, geometry, &[Mark::X, Mark::O])
             .map_err(|error| CliError::EngineCannotPlay { name: "perfect".to_owned(), error })?;
-        let min_wins = play.min_wins.unwrap_or(play.games.div_ceil(2));
-        if min_wins > play.games {
-            return Err(CliError::MinWins { min_wins, games: play.games });
-        }
         let mut program = self.program(seed)?;
         program.io = Io::Stdout;
         Ok(PlayPlan {
             program,
             geometry,
             games: play.games,
-            min_wins,
+            bars: play.bar,
+            proof_games: play.proof_games,
             move_time: play.move_time,
             startup: play.startup,
             seed,
@@ -646,4 +655,19 @@ fn fresh_seed() -> u64 {
             u64::from(now.subsec_nanos()) ^ u64::from(std::process::id()),
         )
     })
+}
+
+/// `--bar X,O`: two percentages, 0 to 100, as shares.
+fn parse_bars(text: &str) -> Result<[f64; 2], String> {
+    let share = |part: &str| -> Result<f64, String> {
+        let part = part.trim().trim_end_matches('%');
+        match part.parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok(p / 100.0),
+            _ => Err(format!("`{part}` is not a percentage from 0 to 100")),
+        }
+    };
+    match text.split_once(',') {
+        Some((x, o)) => Ok([share(x)?, share(o)?]),
+        None => Err("expected two percentages, as X and as O, such as `80,55`".to_owned()),
+    }
 }

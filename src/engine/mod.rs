@@ -249,6 +249,24 @@ impl Engine {
     }
 }
 
+/// The table each of [`move_values`]' searches shares, in MiB.
+const VALUES_HASH_MB: u32 = 64;
+
+/// The proven value of every move of the player to move in `game`, for
+/// that player, square by square in order: the moves worth the most are the
+/// ones a perfect player may choose among.
+///
+/// # Errors
+/// [`EngineError`]: the game is over, or `perfect` cannot play it (more than
+/// 64 squares, more than two players).
+pub fn move_values(game: &Game) -> Result<Vec<(Square, Value)>, EngineError> {
+    Engine::new(EngineKind::Perfect, 0).check(game)?;
+    if game.outcome().is_some() {
+        return Err(EngineError::GameOver);
+    }
+    Ok(perfect::values(game, VALUES_HASH_MB))
+}
+
 /// The value of the position in `game` for the player to move, with perfect
 /// play (two players, at most 64 squares, game not over).
 #[must_use]

@@ -111,6 +111,49 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
     (Square::from_index(u64::from(s)), value, Search { depth, nodes: solver.nodes })
 }
 
+/// The proven value of each move of the side to move in `game` (two
+/// players, at most 64 squares, not over), square by square in order: what
+/// `grade --play` needs to play every equally good reply, not one. One
+/// table of `hash_mb` MiB serves all the moves' searches.
+pub(super) fn values(game: &Game, hash_mb: u32) -> Vec<(Square, Value)> {
+    let lines = Lines::new(game.board().geometry());
+    let (first, second) = position(game);
+    let (mine, theirs) =
+        if game.next_player() == PlayerId::new(0) { (first, second) } else { (second, first) };
+    let taken = mine | theirs;
+    let free = lines.cells - taken.count_ones();
+    let positions = 3u64.checked_pow(free).unwrap_or(u64::MAX);
+    let limits = Limits { deadline: None, progress: None, hash_mb, ties: None };
+    let table = Table::new(hash_mb, positions);
+    // No horizon: every search goes to the end, so each value is proven.
+    let mut solver = Solver {
+        lines: &lines,
+        table,
+        nodes: 0,
+        horizon: lines.cells + 1,
+        cut: 0,
+        limits,
+        depth: free,
+        stopped: false,
+    };
+    (0..lines.cells)
+        .filter(|&s| taken & (1u64 << s) == 0)
+        .map(|s| {
+            let bit = 1u64 << s;
+            let value = if lines.wins_at(mine | bit, s) {
+                Value::Win
+            } else {
+                match (-solver.negamax(theirs, mine | bit, -1, 1)).signum() {
+                    1 => Value::Win,
+                    -1 => Value::Loss,
+                    _ => Value::Draw,
+                }
+            };
+            (Square::from_index(u64::from(s)), value)
+        })
+        .collect()
+}
+
 impl Solver<'_, '_> {
     /// One step at the root: every move's score with a full window, and the
     /// best. Among equals, the lowest square if the step reached no horizon

@@ -40,6 +40,7 @@ pub mod program;
 pub mod report;
 pub mod result;
 pub mod shrink;
+pub mod sprt;
 pub mod stage;
 pub mod suite;
 pub mod verdict;

@@ -81,10 +81,15 @@ pub struct PlayPlan {
     pub program: Program,
     /// The board the games are played on.
     pub geometry: crate::board::Geometry,
-    /// How many games `vs-random` plays, alternating sides.
+    /// The most games `vs-random` samples a side, when its odds cannot be
+    /// worked out exactly.
     pub games: u64,
-    /// How many of them it must win.
-    pub min_wins: u64,
+    /// The share of games against uniformly random play it must win, as X
+    /// and as O (0 to 1).
+    pub bars: [f64; 2],
+    /// The most games each of `vs-perfect`'s and an exact `vs-random`'s
+    /// trees may take; beyond, they are a sample, said so.
+    pub proof_games: u64,
     /// The time each answer may take.
     pub move_time: Duration,
     /// How much longer a game's first answer may take (a JVM's start).

@@ -1,53 +1,74 @@
 //! Bots graded by how they play (`grade --play`): a submission built once
-//! is a bot (the bot protocol, FORMAT.md), and its tests are games against
-//! the engines, each a live run of it in the sandbox:
+//! is a bot (the bot protocol, FORMAT.md), and its tests are games, each a
+//! live run of it in the sandbox:
 //!
-//! - `vs-perfect`: from the empty board and, on boards of up to 16
-//!   squares, from every first move, as each side: it passes when it never
-//!   loses (a forfeit is a loss);
-//! - `vs-random`: [`PlayPlan::games`] games against `random`, alternating
-//!   sides, each with its own seed: it passes when it wins at least
-//!   [`PlayPlan::min_wins`];
+//! - `vs-perfect`: against every equally good reply of `perfect`'s
+//!   ([`Replies::Optimal`]), from the empty board and, on boards of up to 16
+//!   squares, every first move, as each side, until every answer it gave has
+//!   met every such reply: it passes when it never loses (a forfeit is a
+//!   loss), **proved** when the tree was played whole and the bot answered
+//!   each position one way; beyond [`PlayPlan::proof_games`], a sample of
+//!   the lines, said so;
+//! - `vs-random`: its chance of winning against uniformly random play, as X
+//!   and as O, worked out exactly from its answers against every legal
+//!   reply ([`Replies::Every`]) where the board is small and it answers each
+//!   position one way, else sampled against `random` with a sequential test
+//!   ([`super::sprt`]); it passes when each side's share reaches its bar
+//!   ([`PlayPlan::bars`]);
 //! - `legal`: it forfeits none of those games.
 //!
 //! A failing test shows the shortest game that fails it, as a move file the
 //! student replays with `ttt-referee`.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use super::plan::{PLAY_TESTS, PlayPlan};
 use super::result::{Evidence, Smallest};
 use super::result::{Stopped, SubmissionResult, TestResult, Verdict};
+use super::sprt::{Decision, Sprt};
 use super::stage::{Stage, not_run};
 use super::verdict::warnings_test;
+use crate::arena::explore::{Explorer, Knowledge, Odds, Replies};
 use crate::arena::record::{self, Recorded};
 use crate::arena::{
     Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GameResult, Score,
 };
-use crate::board::Square;
+use crate::board::{Square, Storage};
 use crate::engine::EngineKind;
-use crate::game::Move;
+use crate::game::{Game as Board, Move};
 use crate::movefile;
 use crate::player::{Mark, PlayerId};
 use crate::text;
 use crate::workshop::Failure;
 use crate::workshop::silencers::Silencer;
-
-/// Boards of at most this many squares are played against `perfect` from
-/// every first move too (on larger ones, only from the empty board: the
-/// engine's search would not fit a test).
+/// Boards of at most this many squares are played from every first move
+/// too (on larger ones, only from the empty board).
 const EVERY_OPENING_SQUARES: u64 = 16;
 
-/// The bot's place among each event's participants: first, before its
-/// opponent.
+/// Boards of at most this many squares have `vs-random` worked out exactly
+/// (the tree of every legal reply stays within a few hundred games on 3×3;
+/// on 3×4 it is thousands).
+const EXACT_SQUARES: u64 = 9;
+
+/// Sampled games are played this many a side at a time, between looks at
+/// the sequential test.
+const BATCH: u64 = 10;
+
+/// The participants of a bot's games, by their place in each event's list.
 const BOT: usize = 0;
+const PERFECT: usize = 1;
+const EVERY: usize = 2;
+const RANDOM: usize = 3;
 
 /// One game of a bot's tests, as the arena played and recorded it.
 struct Game {
     /// `vs-perfect` or `vs-random`.
     test: &'static str,
+    /// Whether it counts toward its test's verdict (a game of an exact
+    /// `vs-random` given up for sampling counts only toward `legal`).
+    counted: bool,
     /// What became of it.
     result: GameResult,
     /// Its record, as the arena wrote it.
@@ -77,13 +98,17 @@ impl Game {
 
     /// `game 4 (vs-perfect, as O)`.
     fn name(&self) -> String {
-        let mark = if self.seat() == 0 { 'X' } else { 'O' };
-        format!("game {} ({}, as {mark})", self.result.number, self.test)
+        format!("game {} ({}, as {})", self.result.number, self.test, side(self.seat()))
     }
 }
 
-/// Grades the bot `stage` holds by its games, each test's games played as
-/// the arena plays every game ([`Event`]) and read back from their records.
+/// `X` for seat 0, `O` for seat 1.
+fn side(seat: usize) -> char {
+    if seat == 0 { 'X' } else { 'O' }
+}
+
+/// Grades the bot `stage` holds by its games, each played as the arena
+/// plays every game ([`Event`]) and read back from its record.
 ///
 /// # Errors
 /// [`Stopped`]: the grading was stopped; games cut short judge nothing.
@@ -97,8 +122,10 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
         (stage.tell)(test);
     }
     let began = Instant::now();
-    let games = match games(stage, plan) {
-        Ok(games) => games,
+    let mut games = Games::new(stage, plan);
+    let judged = games.vs_perfect().and_then(|proof| Ok((proof, games.vs_random()?)));
+    let (proof, figures) = match judged {
+        Ok(judged) => judged,
         Err(EventError::Interrupted) => return Err(Stopped),
         Err(e) => {
             let why = format!("the grader failed to play its games: {e}");
@@ -107,7 +134,9 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     };
     let seconds = began.elapsed().as_secs_f64();
     let mut tests: Vec<TestResult> = warnings.into_iter().collect();
-    for test in [vs_perfect(&games), vs_random(&games, plan), legal(&games)] {
+    for test in
+        [vs_perfect(&games.played, &proof), vs_random(&games.played, &figures, plan), legal(&games.played)]
+    {
         let test = TestResult { wall: seconds, ..test };
         (stage.tell)(&test);
         tests.push(test);
@@ -115,65 +144,254 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     Ok(stage.graded(tests))
 }
 
-/// Every game of the bot's tests, played by the arena: `vs-perfect`'s
-/// from each opening as each side, then `vs-random`'s, alternating sides,
-/// numbered on from `vs-perfect`'s; each recorded in the submission's area.
-fn games(stage: &Stage<'_>, plan: &PlayPlan) -> Result<Vec<Game>, EventError> {
-    let built = stage.built;
-    let bot = Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup);
-    let entrants: Vec<Box<dyn Entrant>> = vec![
-        Box::new(bot),
-        Box::new(EngineEntrant::new(EngineKind::Perfect)),
-        Box::new(EngineEntrant::new(EngineKind::Random)),
-    ];
-    let mut openings = Vec::new();
-    if plan.geometry.cells() <= EVERY_OPENING_SQUARES {
-        openings.extend(
-            (0..plan.geometry.cells())
-                .map(|i| vec![Move { player: PlayerId::new(0), square: Square::from_index(i) }]),
-        );
+/// How `vs-perfect`'s games went beyond their results: whether they proved.
+struct Proof {
+    /// Every tree was played whole, and the bot answered each position one
+    /// way.
+    proved: bool,
+    /// Why not, when not (in words, for the detail).
+    why_not: Option<String>,
+    /// Positions the bot was seen to answer.
+    positions: usize,
+}
+
+/// `vs-random`'s figures, one a side.
+enum Figures {
+    /// Worked out from its answers.
+    Exact([Odds; 2]),
+    /// Sampled: wins and games a side, and why not exact.
+    Sampled { wins: [u64; 2], games: [u64; 2], why: String },
+}
+
+/// A bot's games as they are played: the participants, what its answers
+/// have shown, and every game so far.
+struct Games<'s, 'p> {
+    stage: &'s Stage<'p>,
+    plan: &'s PlayPlan,
+    entrants: Vec<Box<dyn Entrant>>,
+    knowledge: Arc<Mutex<Knowledge>>,
+    openings: Vec<Vec<Move>>,
+    played: Vec<Game>,
+}
+
+/// One tree of `vs-perfect`'s or `vs-random`'s: the bot's seat and the
+/// opening it starts from.
+#[derive(Clone, Copy)]
+struct Root {
+    seat: usize,
+    opening: Option<usize>,
+}
+
+impl<'s, 'p> Games<'s, 'p> {
+    fn new(stage: &'s Stage<'p>, plan: &'s PlayPlan) -> Games<'s, 'p> {
+        let built = stage.built;
+        let knowledge = Knowledge::shared();
+        let bot = Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup);
+        let entrants: Vec<Box<dyn Entrant>> = vec![
+            Box::new(bot),
+            Box::new(Explorer::new("perfect", Replies::Optimal, Arc::clone(&knowledge))),
+            Box::new(Explorer::new("every-reply", Replies::Every, Arc::clone(&knowledge))),
+            Box::new(EngineEntrant::new(EngineKind::Random)),
+        ];
+        let cells = plan.geometry.cells();
+        let openings = if cells <= EVERY_OPENING_SQUARES {
+            (0..cells)
+                .map(|i| vec![Move { player: PlayerId::new(0), square: Square::from_index(i) }])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Games { stage, plan, entrants, knowledge, openings, played: Vec::new() }
     }
-    let mut perfect = Vec::new();
-    for opening in std::iter::once(None).chain((0..openings.len()).map(Some)) {
-        for seats in [vec![BOT, 1], vec![1, BOT]] {
-            perfect.push(Fixture { number: perfect.len() as u64 + 1, seats, opening });
+
+    fn knowledge(&self) -> std::sync::MutexGuard<'_, Knowledge> {
+        self.knowledge.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The board `root`'s games start from.
+    fn start(&self, root: Root) -> Board {
+        let players = crate::player::Players::classic("X", "O");
+        let mut game = Board::new(players, self.plan.geometry, Storage::Auto);
+        for &mv in root.opening.and_then(|i| self.openings.get(i)).map_or(&[][..], Vec::as_slice) {
+            game.play_unchecked(mv);
         }
+        game
     }
-    let first = perfect.len() as u64 + 1;
-    let random = (0..plan.games)
-        .map(|game| Fixture {
-            number: first + game,
-            seats: if game % 2 == 0 { vec![BOT, 2] } else { vec![2, BOT] },
-            opening: None,
-        })
-        .collect();
-    let mut games = Vec::new();
-    for (test, fixtures) in [("vs-perfect", perfect), ("vs-random", random)] {
+
+    /// Whether `root`'s tree under `policy` is played whole (a tree
+    /// `perfect` cannot search counts as whole: nothing more can be played).
+    fn complete(&self, root: Root, policy: Replies) -> bool {
+        let start = self.start(root);
+        self.knowledge().complete(&start, PlayerId::new(root.seat), policy).unwrap_or(true)
+    }
+
+    /// Plays `fixtures` of `test`, `jobs` at a time, learning the bot's
+    /// answers from each; returns how many of them the bot played.
+    fn play(&mut self, test: &'static str, fixtures: Vec<Fixture>, counted: bool) -> Result<(), EventError> {
         let event = Event {
             kind: test,
-            geometry: plan.geometry,
+            geometry: self.plan.geometry,
             marks: vec![Mark::X, Mark::O],
-            seed: plan.seed,
-            move_time: plan.move_time,
-            entrants: &entrants,
+            seed: self.plan.seed,
+            move_time: self.plan.move_time,
+            entrants: &self.entrants,
             fixtures,
-            openings: openings.clone(),
-            stop: Some(stage.sandbox.stopper()),
+            openings: self.openings.clone(),
+            stop: Some(self.stage.sandbox.stopper()),
         };
-        let dir = stage.area.join("games").join(test);
-        for result in event.run(Some(&dir), stage.jobs, &mut |_| ())? {
-            let fixture = event.fixtures.iter().find(|f| f.number == result.number);
+        let dir = self.stage.area.join("games").join(test);
+        for result in event.run(Some(&dir), self.stage.jobs, &mut |_| ())? {
+            let Some(fixture) = event.fixtures.iter().find(|f| f.number == result.number) else { continue };
             let path = dir.join(result.record.as_deref().unwrap_or(Path::new("")));
-            let text = std::fs::read_to_string(&path)
+            let record = std::fs::read_to_string(&path)
                 .map_err(|source| EventError::Read { path: path.clone(), source })?;
-            let moves = match fixture.map(|f| record::read(&text, &event.heading(f), event.opening(f))) {
-                Some(Ok(recorded)) => move_lines(&event, &result, &recorded),
-                _ => Vec::new(),
-            };
-            games.push(Game { test, result, record: text, moves });
+            let mut moves = Vec::new();
+            if let Ok(recorded) = record::read(&record, &event.heading(fixture), event.opening(fixture)) {
+                moves = move_lines(&event, &result, &recorded);
+                let seat = fixture.seats.iter().position(|&who| who == BOT).unwrap_or(0);
+                let forfeited = matches!(&result.ending, Ending::Forfeit { seat: s, .. } if *s == seat);
+                let start = self.start(Root { seat, opening: None });
+                let opening = event.opening(fixture).len();
+                self.knowledge().learn(&start, &recorded.moves, opening, PlayerId::new(seat), forfeited);
+            }
+            self.played.push(Game { test, counted, result, record, moves });
+        }
+        Ok(())
+    }
+
+    /// The next game's number.
+    fn next(&self) -> u64 {
+        self.played.iter().map(|g| g.result.number).max().unwrap_or(0) + 1
+    }
+
+    /// Plays `roots`' trees under `policy` round by round (one game a tree
+    /// still open each round) until each is whole or `budget` games are
+    /// played, or `give_up` says to stop. Returns the games played.
+    fn explore(
+        &mut self,
+        test: &'static str,
+        roots: &[Root],
+        policy: Replies,
+        budget: u64,
+        give_up: &dyn Fn(&Knowledge) -> bool,
+    ) -> Result<u64, EventError> {
+        let opponent = if policy == Replies::Optimal { PERFECT } else { EVERY };
+        let mut games = 0;
+        loop {
+            let open: Vec<Root> = roots.iter().copied().filter(|&r| !self.complete(r, policy)).collect();
+            if open.is_empty() || games >= budget || give_up(&self.knowledge()) {
+                return Ok(games);
+            }
+            let first = self.next();
+            let fixtures: Vec<Fixture> = open
+                .iter()
+                .take(usize::try_from(budget - games).unwrap_or(usize::MAX))
+                .enumerate()
+                .map(|(i, root)| Fixture {
+                    number: first + i as u64,
+                    seats: if root.seat == 0 { vec![BOT, opponent] } else { vec![opponent, BOT] },
+                    opening: root.opening,
+                })
+                .collect();
+            games += fixtures.len() as u64;
+            self.play(test, fixtures, true)?;
         }
     }
-    Ok(games)
+
+    /// `vs-perfect`'s games: every tree, as each side, from the empty board
+    /// and every opening.
+    fn vs_perfect(&mut self) -> Result<Proof, EventError> {
+        let mut roots = vec![Root { seat: 0, opening: None }, Root { seat: 1, opening: None }];
+        for i in 0..self.openings.len() {
+            roots.extend([Root { seat: 0, opening: Some(i) }, Root { seat: 1, opening: Some(i) }]);
+        }
+        let budget = self.plan.proof_games;
+        let played = self.explore(PLAY_TESTS[0], &roots, Replies::Optimal, budget, &|_| false)?;
+        let whole = roots.iter().all(|&r| self.complete(r, Replies::Optimal));
+        let knowledge = self.knowledge();
+        let why_not = if let Some(varied) = knowledge.varied() {
+            Some(format!(
+                "it answered one position two ways ({} then {} on board {}), so its lines were a sample, not a proof",
+                varied.first.number(),
+                varied.then.number(),
+                varied.board
+            ))
+        } else if whole {
+            None
+        } else {
+            Some(format!(
+                "the {played} games the budget allows (--proof-games) covered a sample of the lines, not all"
+            ))
+        };
+        Ok(Proof { proved: why_not.is_none(), why_not, positions: knowledge.positions() })
+    }
+
+    /// `vs-random`'s figures: exact where the board is small and the bot
+    /// answers each position one way, else sampled.
+    fn vs_random(&mut self) -> Result<Figures, EventError> {
+        let roots = [Root { seat: 0, opening: None }, Root { seat: 1, opening: None }];
+        let why = if self.plan.geometry.cells() > EXACT_SQUARES {
+            format!("exact odds are worked out on boards of up to {EXACT_SQUARES} squares")
+        } else if self.knowledge().varied().is_some() {
+            "it answered a position two ways, so no single tree of answers gives its odds".to_owned()
+        } else {
+            let before = self.played.len();
+            let budget = self.plan.proof_games;
+            self.explore(PLAY_TESTS[1], &roots, Replies::Every, budget, &|k| k.varied().is_some())?;
+            let knowledge = self.knowledge();
+            let start = self.start(roots[0]);
+            let odds = [0, 1].map(|seat| knowledge.odds(&start, PlayerId::new(seat)));
+            drop(knowledge);
+            if let [Some(x), Some(o)] = odds {
+                return Ok(Figures::Exact([x, o]));
+            }
+            // Given up: those games were not random play, and judge only
+            // `legal`.
+            for game in &mut self.played[before..] {
+                game.counted = false;
+            }
+            if self.knowledge().varied().is_some() {
+                "it answered a position two ways, so no single tree of answers gives its odds".to_owned()
+            } else {
+                "the tree of every reply did not fit the budget (--proof-games)".to_owned()
+            }
+        };
+        self.sample(why)
+    }
+
+    /// Sampled games against `random`, [`BATCH`] a side at a time, until
+    /// each side's sequential test decides or [`PlayPlan::games`] a side
+    /// are played.
+    fn sample(&mut self, why: String) -> Result<Figures, EventError> {
+        let sprt = self.plan.bars.map(Sprt::for_bar);
+        let (mut wins, mut games) = ([0u64; 2], [0u64; 2]);
+        loop {
+            let open: Vec<usize> = (0..2)
+                .filter(|&seat| {
+                    games[seat] < self.plan.games
+                        && sprt[seat].decide(wins[seat], games[seat]) == Decision::Undecided
+                })
+                .collect();
+            if open.is_empty() {
+                return Ok(Figures::Sampled { wins, games, why });
+            }
+            let mut fixtures = Vec::new();
+            let mut number = self.next();
+            for &seat in &open {
+                for _ in 0..BATCH.min(self.plan.games - games[seat]) {
+                    let seats = if seat == 0 { vec![BOT, RANDOM] } else { vec![RANDOM, BOT] };
+                    fixtures.push(Fixture { number, seats, opening: None });
+                    number += 1;
+                }
+            }
+            let before = self.played.len();
+            self.play(PLAY_TESTS[1], fixtures, true)?;
+            for game in &self.played[before..] {
+                games[game.seat()] += 1;
+                wins[game.seat()] += u64::from(game.score() == Score::Win);
+            }
+        }
+    }
 }
 
 /// The move lines of a game as its record holds them: each valid move,
@@ -223,17 +441,25 @@ fn shortest<'a>(games: impl Iterator<Item = &'a Game>) -> Option<&'a Game> {
     games.min_by_key(|g| (g.result.moves, g.result.number))
 }
 
-fn vs_perfect(games: &[Game]) -> TestResult {
-    let ours: Vec<&Game> = games.iter().filter(|g| g.test == "vs-perfect").collect();
+fn vs_perfect(games: &[Game], proof: &Proof) -> TestResult {
+    let ours: Vec<&Game> = games.iter().filter(|g| g.test == PLAY_TESTS[0] && g.counted).collect();
     let lost: Vec<&Game> = ours.iter().copied().filter(|g| g.score() == Score::Loss).collect();
     let played = ours.len();
     match shortest(lost.iter().copied()) {
         None => {
             let won = ours.iter().filter(|g| g.score() == Score::Win).count();
-            let detail = format!(
-                "it never lost to perfect: {} drawn and {won} won of {played} games, as each side",
-                played - won
-            );
+            let games = format!("{} drawn and {won} won of {played} games", played - won);
+            let detail = match &proof.why_not {
+                None => format!(
+                    "proved: it never loses to perfect; every equally good reply of perfect's met each of its \
+                     answers, from the empty board and every first move, as each side ({games}, {} positions)",
+                    proof.positions
+                ),
+                Some(why) => format!(
+                    "it never lost to perfect's equally good replies ({games}, as each side), not proved: {why}"
+                ),
+            };
+            debug_assert_eq!(proof.proved, proof.why_not.is_none());
             result(PLAY_TESTS[0], Verdict::Pass, detail, None)
         }
         Some(game) => {
@@ -244,14 +470,60 @@ fn vs_perfect(games: &[Game]) -> TestResult {
     }
 }
 
-fn vs_random(games: &[Game], play: &PlayPlan) -> TestResult {
-    let ours: Vec<&Game> = games.iter().filter(|g| g.test == "vs-random").collect();
-    let won = ours.iter().filter(|g| g.score() == Score::Win).count();
-    let said = format!("it won {won} of {} games against random (it needs {})", ours.len(), play.min_wins);
-    if won as u64 >= play.min_wins {
+/// A share as a percentage, to two places where it needs them (`99.48%`,
+/// `80%`).
+fn percent(share: f64) -> String {
+    let shown = format!("{:.2}", share * 100.0);
+    format!("{}%", shown.trim_end_matches('0').trim_end_matches('.'))
+}
+
+fn vs_random(games: &[Game], figures: &Figures, play: &PlayPlan) -> TestResult {
+    let bars = play.bars;
+    let needs = format!("it needs {} as X and {} as O", percent(bars[0]), percent(bars[1]));
+    let (passed, said) = match figures {
+        Figures::Exact(odds) => {
+            let side = |seat: usize| {
+                let o = odds[seat];
+                format!(
+                    "as {} it wins {} (draws {}, loses {})",
+                    side(seat),
+                    percent(o.win),
+                    percent(o.draw),
+                    percent(o.loss)
+                )
+            };
+            // A share at the bar passes, whatever the float's last bit.
+            let passed = (0..2).map(|s| odds[s].win + 1e-9 >= bars[s]).collect::<Vec<_>>();
+            (
+                passed,
+                format!("exact, from its answers against every reply: {}, {}; {needs}", side(0), side(1)),
+            )
+        }
+        Figures::Sampled { wins, games, why } => {
+            let sprt = bars.map(Sprt::for_bar);
+            let passed =
+                (0..2).map(|s| sprt[s].at_the_end(wins[s], games[s]) == Decision::Pass).collect::<Vec<_>>();
+            let side = |seat: usize| format!("as {} it won {} of {}", side(seat), wins[seat], games[seat]);
+            (
+                passed,
+                format!(
+                    "sampled against random ({why}): {}, {}; {needs} (a sequential test: a bot at its bar, or \
+                     {} below, is misjudged about {} of the time; at most {} games a side)",
+                    side(0),
+                    side(1),
+                    percent(super::sprt::MARGIN),
+                    percent(super::sprt::ERROR),
+                    play.games
+                ),
+            )
+        }
+    };
+    if passed.iter().all(|&p| p) {
         return result(PLAY_TESTS[1], Verdict::Pass, said, None);
     }
-    let game = shortest(ours.iter().copied().filter(|g| g.score() != Score::Win));
+    let failing: Vec<usize> = (0..2).filter(|&s| !passed[s]).collect();
+    let ours = games.iter().filter(|g| g.test == PLAY_TESTS[1] && failing.contains(&g.seat()));
+    let game = shortest(ours.filter(|g| g.score() != Score::Win));
     let detail = match game {
         Some(game) => format!("{said}; the shortest it did not win: {}", title(game)),
         None => said,
