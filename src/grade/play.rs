@@ -52,6 +52,10 @@ const EVERY_OPENING_SQUARES: u64 = 16;
 /// on 3×4 it is thousands).
 const EXACT_SQUARES: u64 = 9;
 
+/// Once a bot is seen to answer a position two ways, `vs-perfect` has no
+/// single tree to prove, and plays on only to this many games: a sample.
+const VARIED_GAMES: u64 = 300;
+
 /// Sampled games are played this many a side at a time, between looks at
 /// the sequential test.
 const BATCH: u64 = 10;
@@ -273,13 +277,13 @@ impl<'s, 'p> Games<'s, 'p> {
         roots: &[Root],
         policy: Replies,
         budget: u64,
-        give_up: &dyn Fn(&Knowledge) -> bool,
+        give_up: &dyn Fn(&Knowledge, u64) -> bool,
     ) -> Result<u64, EventError> {
         let opponent = if policy == Replies::Optimal { PERFECT } else { EVERY };
         let mut games = 0;
         loop {
             let open: Vec<Root> = roots.iter().copied().filter(|&r| !self.complete(r, policy)).collect();
-            if open.is_empty() || games >= budget || give_up(&self.knowledge()) {
+            if open.is_empty() || games >= budget || give_up(&self.knowledge(), games) {
                 return Ok(games);
             }
             let first = self.next();
@@ -306,7 +310,9 @@ impl<'s, 'p> Games<'s, 'p> {
             roots.extend([Root { seat: 0, opening: Some(i) }, Root { seat: 1, opening: Some(i) }]);
         }
         let budget = self.plan.proof_games;
-        let played = self.explore(PLAY_TESTS[0], &roots, Replies::Optimal, budget, &|_| false)?;
+        let played = self.explore(PLAY_TESTS[0], &roots, Replies::Optimal, budget, &|k, games| {
+            k.varied().is_some() && games >= VARIED_GAMES
+        })?;
         let whole = roots.iter().all(|&r| self.complete(r, Replies::Optimal));
         let knowledge = self.knowledge();
         let why_not = if let Some(varied) = knowledge.varied() {
@@ -337,7 +343,7 @@ impl<'s, 'p> Games<'s, 'p> {
         } else {
             let before = self.played.len();
             let budget = self.plan.proof_games;
-            self.explore(PLAY_TESTS[1], &roots, Replies::Every, budget, &|k| k.varied().is_some())?;
+            self.explore(PLAY_TESTS[1], &roots, Replies::Every, budget, &|k, _| k.varied().is_some())?;
             let knowledge = self.knowledge();
             let start = self.start(roots[0]);
             let odds = [0, 1].map(|seat| knowledge.odds(&start, PlayerId::new(seat)));

@@ -233,7 +233,7 @@ fn grade_play_grades_bots_by_their_games() {
     let dir = kept_dir();
     let report = dir.path().join("report");
     let out = referee()
-        .args(["grade", "--play", "--games", "4", "--min-wins", "1", "--move-time", "0.5", "--startup", "2"])
+        .args(["grade", "--play", "--move-time", "0.5", "--startup", "2"])
         .arg("--report")
         .arg(&report)
         .args(["negamax-cpp", "first-c", "crash", "taken"].map(bot))
@@ -252,7 +252,7 @@ fn grade_play_grades_bots_by_their_games() {
             (s["submission"].as_str().unwrap().to_owned(), letters.collect())
         })
         .collect();
-    let want = [("negamax-cpp", "ppp"), ("first-c", "wpp"), ("crash", "wwc"), ("taken", "www")];
+    let want = [("negamax-cpp", "ppp"), ("first-c", "wwp"), ("crash", "wwc"), ("taken", "www")];
     let want: Vec<(String, String)> = want.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
     assert_eq!(verdicts, want, "{stderr}");
     let tests = |name: &str| -> Vec<serde_json::Value> {
@@ -260,18 +260,23 @@ fn grade_play_grades_bots_by_their_games() {
         sub["tests"].as_array().unwrap().clone()
     };
     let negamax = tests("negamax-cpp");
+    // Every equally good reply of perfect's met each of its answers: a
+    // proof, and its odds against random worked out from its answers.
+    let proved = negamax[0]["detail"].as_str().unwrap();
+    assert!(proved.starts_with("proved: it never loses to perfect; "), "{proved}");
     assert_eq!(
-        negamax[0]["detail"],
-        "it never lost to perfect: 20 drawn and 0 won of 20 games, as each side"
+        negamax[1]["detail"],
+        "exact, from its answers against every reply: as X it wins 99.48% (draws 0.52%, loses 0%), as O it \
+         wins 80.63% (draws 19.37%, loses 0%); it needs 80% as X and 55% as O"
     );
-    assert_eq!(negamax[2]["detail"], "it forfeited none of its 24 games");
+    assert!(negamax[2]["detail"].as_str().unwrap().starts_with("it forfeited none of its "));
     let first = tests("first-c");
     let lost = &first[0];
     // How many it loses depends on the lines `perfect` draws from the
     // grading's seed; a first-free-square bot loses most.
     let detail = lost["detail"].as_str().unwrap();
     assert!(
-        detail.starts_with("it lost ") && detail.contains(" of 20 games to perfect; the shortest: game "),
+        detail.starts_with("it lost ") && detail.contains(" games to perfect; the shortest: game "),
         "{lost}"
     );
     let record = lost["smallest_failing_input"]["input"].as_str().unwrap();
@@ -300,8 +305,8 @@ fn grade_play_refuses_what_it_cannot_play() {
             "ttt-referee: perfect: the perfect engine plays boards of up to 64 squares; this one has 81\n",
         ),
         (
-            &["--play", "--games", "3", "--min-wins", "4"][..],
-            "ttt-referee: --min-wins 4: more than the 3 games against random (--games)\n",
+            &["--play", "--bar", "80"][..],
+            "error: invalid value '80' for '--bar <X,O>': expected two percentages, as X and as O, such as `80,55`\n\nFor more information, try '--help'.\n",
         ),
     ] {
         let out = referee().arg("grade").args(args).arg(bot("first-c")).output().unwrap();
@@ -334,7 +339,7 @@ fn grade_play_shows_the_shortest_lost_game_on_any_board() {
     let dir = kept_dir();
     let report = dir.path().join("report");
     let out = referee()
-        .args(["grade", "--play", "--board", "3x4", "--win", "3", "--games", "2", "--min-wins", "0"])
+        .args(["grade", "--play", "--board", "3x4", "--win", "3", "--bar", "0,0"])
         .args(["--move-time", "0.5", "--startup", "2", "--report"])
         .arg(&report)
         .arg(bot("first-c"))
@@ -414,7 +419,7 @@ fn a_table_of_harvested_games_fails_vs_perfect() {
     .unwrap();
     let report = dir.path().join("graded");
     let out = referee()
-        .args(["grade", "--play", "--games", "2", "--min-wins", "0", "--move-time", "0.5", "--report"])
+        .args(["grade", "--play", "--bar", "0,0", "--move-time", "0.5", "--report"])
         .arg(&report)
         .arg(&cheat)
         .output()
