@@ -458,3 +458,180 @@ fn a_bot_named_like_an_engine_plays_beside_it() {
         serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
     assert_eq!(json["games"].as_array().unwrap().len(), 2, "{json}");
 }
+
+/// The lines of a 3×3 board.
+const LINES: [[usize; 3]; 8] =
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+
+/// Whether `mark` holds a line of `board`.
+fn won(board: &[u8; 9], mark: u8) -> bool {
+    LINES.iter().any(|l| l.iter().all(|&i| board[i] == mark))
+}
+
+/// A 3×3 position's value for the player to move, `me` (1 win, 0 draw, -1
+/// loss), by plain minimax: the tests' own, independent of the engines.
+fn value(board: &mut [u8; 9], me: u8, memo: &mut std::collections::HashMap<([u8; 9], u8), i8>) -> i8 {
+    let them = if me == b'X' { b'O' } else { b'X' };
+    if won(board, them) {
+        return -1;
+    }
+    if let Some(&v) = memo.get(&(*board, me)) {
+        return v;
+    }
+    let mut best = None;
+    for i in 0..9 {
+        if board[i] == b'.' {
+            board[i] = me;
+            let v = -value(board, them, memo);
+            board[i] = b'.';
+            best = Some(best.map_or(v, |b: i8| b.max(v)));
+        }
+    }
+    let v = best.unwrap_or(0);
+    memo.insert((*board, me), v);
+    v
+}
+
+/// Every position a game can reach (not over), with the squares (from 1)
+/// that keep its value: the protocol line, then the best squares.
+fn best_squares() -> std::collections::BTreeMap<String, Vec<usize>> {
+    type Memo = std::collections::HashMap<([u8; 9], u8), i8>;
+    fn walk(
+        board: &mut [u8; 9],
+        me: u8,
+        table: &mut std::collections::BTreeMap<String, Vec<usize>>,
+        memo: &mut Memo,
+    ) {
+        let them = if me == b'X' { b'O' } else { b'X' };
+        let line = format!("3 3 3 {} XO {}", me as char, String::from_utf8_lossy(board));
+        let free: Vec<usize> = (0..9).filter(|&i| board[i] == b'.').collect();
+        if table.contains_key(&line) || won(board, them) || free.is_empty() {
+            return;
+        }
+        let scores: Vec<i8> = free
+            .iter()
+            .map(|&i| {
+                board[i] = me;
+                let v = -value(board, them, memo);
+                board[i] = b'.';
+                v
+            })
+            .collect();
+        let top = *scores.iter().max().unwrap();
+        table
+            .insert(line, free.iter().zip(&scores).filter(|(_, v)| **v == top).map(|(i, _)| i + 1).collect());
+        for &i in &free {
+            board[i] = me;
+            walk(board, them, table, memo);
+            board[i] = b'.';
+        }
+    }
+    let mut table = std::collections::BTreeMap::new();
+    walk(&mut [b'.'; 9], b'X', &mut table, &mut Memo::new());
+    table
+}
+
+/// A Python bot in `dir` answering from `table` (protocol line → squares):
+/// the first square, or with `random` one drawn from a fixed seed.
+fn table_bot(dir: &Path, table: &std::collections::BTreeMap<String, Vec<usize>>, random: bool) {
+    fs::create_dir_all(dir).unwrap();
+    let entries: Vec<String> = table.iter().map(|(line, best)| format!("    {line:?}: {best:?},")).collect();
+    let choose = if random { "random.choice(best)" } else { "best[0]" };
+    fs::write(
+        dir.join("bot.py"),
+        format!(
+            "import random, sys\nrandom.seed(1234)\nTABLE = {{\n{}\n}}\nfor line in sys.stdin:\n    \
+             best = TABLE[line.strip()]\n    print({choose}, flush=True)\n",
+            entries.join("\n")
+        ),
+    )
+    .unwrap();
+}
+
+/// The games of `--play`'s first failing test, as move lines (`X\t5`).
+fn lost_moves(test: &serde_json::Value) -> Vec<String> {
+    let record = test["smallest_failing_input"]["input"].as_str().unwrap_or_default();
+    record.lines().skip_while(|l| !l.is_empty()).skip(1).map(str::to_owned).collect()
+}
+
+/// A perfect table with one typo (issue 37): after X5 O9 X1 O7 it answers 2
+/// instead of blocking at 8. `perfect` taking the lowest of its equally
+/// good replies never answers the centre with 9, so the typo's games were
+/// never played and the bot passed; `vs-perfect` now plays every equally
+/// good reply to each answer, and shows the losing line.
+#[test]
+fn a_perfect_table_with_one_typo_fails_vs_perfect_with_its_losing_line() {
+    let dir = kept_dir();
+    let mut table = best_squares();
+    assert!(table.len() > 4000, "{}", table.len());
+    let typo = "3 3 3 X XO X...X.O.O";
+    assert_eq!(table[typo], vec![8]);
+    table.insert(typo.to_owned(), vec![2]);
+    table_bot(&dir.path().join("typo"), &table, false);
+    table.insert(typo.to_owned(), vec![8]);
+    table_bot(&dir.path().join("perfect-table"), &table, false);
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--move-time", "2", "--report"])
+        .arg(&report)
+        .args([dir.path().join("typo"), dir.path().join("perfect-table")])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let typo = &json["submissions"][0]["tests"][0];
+    assert_eq!(typo["verdict"], "wrong", "{stderr}\n{typo}");
+    // The typo's position (reached in either order), its answer, the loss.
+    let mut moves = lost_moves(typo);
+    moves[..4].sort();
+    assert_eq!(moves, ["O\t7", "O\t9", "X\t1", "X\t5", "X\t2", "O\t8"], "{typo}");
+    // Without the typo, the same table is proved, and its odds are exact.
+    let right = &json["submissions"][1]["tests"];
+    assert!(right[0]["detail"].as_str().unwrap().starts_with("proved: "), "{right}");
+    assert!(right[1]["detail"].as_str().unwrap().starts_with("exact, "), "{right}");
+}
+
+/// The fair bar (issue 37): graded twice, with two seeds, every perfect bot
+/// passes (a deterministic one proved; one drawing at random among its best
+/// squares, a sample, said so) and the fork-blind bot fails `vs-perfect`
+/// while its exact odds against random clear the bar. Its figures are the
+/// ones an independent script worked out over every random game.
+#[test]
+fn a_fair_bar_passes_every_perfect_bot_and_fails_the_fork_blind_one_whatever_the_seed() {
+    let dir = kept_dir();
+    table_bot(&dir.path().join("random-perfect"), &best_squares(), true);
+    for seed in ["1", "2"] {
+        let report = dir.path().join(seed);
+        let out = referee()
+            .args(["grade", "--play", "--move-time", "2", "--seed", seed, "--report"])
+            .arg(&report)
+            .args([bot("negamax-cpp"), bot("fork-blind"), dir.path().join("random-perfect")])
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        let json: serde_json::Value =
+            serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+        let subs = json["submissions"].as_array().unwrap();
+        let verdicts: Vec<Vec<&str>> = subs
+            .iter()
+            .map(|s| s["tests"].as_array().unwrap().iter().map(|t| t["verdict"].as_str().unwrap()).collect())
+            .collect();
+        assert_eq!(
+            verdicts,
+            [["pass", "pass", "pass"], ["wrong", "pass", "pass"], ["pass", "pass", "pass"]],
+            "seed {seed}: {stderr}\n{json}"
+        );
+        let fork_blind = &subs[1]["tests"];
+        assert_eq!(
+            fork_blind[1]["detail"],
+            "exact, from its answers against every reply: as X it wins 96.35% (draws 3.65%, loses 0%), as O it \
+             wins 85.29% (draws 13.44%, loses 1.27%); it needs 80% as X and 55% as O"
+        );
+        // The fork it falls for: the shortest game it lost ends in a fork.
+        assert!(lost_moves(&fork_blind[0]).len() >= 5, "{}", fork_blind[0]);
+        let random_perfect = subs[2]["tests"][0]["detail"].as_str().unwrap();
+        assert!(random_perfect.contains("not proved: it answered one position two ways"), "{random_perfect}");
+        assert!(subs[2]["tests"][1]["detail"].as_str().unwrap().starts_with("sampled against random ("));
+    }
+}
