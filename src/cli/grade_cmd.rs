@@ -494,8 +494,8 @@ impl PlanArgs {
         let (rows, cols) = play.board.unwrap_or((3, 3));
         let win = play.win.unwrap_or_else(|| rows.max(cols).min(3));
         let geometry = Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })?;
-        crate::arena::engines::check(EngineKind::Perfect, geometry, &[Mark::X, Mark::O])
-            .map_err(|error| CliError::EngineCannotPlay { name: "perfect".to_owned(), error })?;
+        crate::arena::engines::check(EngineKind::Random, geometry, &[Mark::X, Mark::O])
+            .map_err(|error| CliError::EngineCannotPlay { name: "random".to_owned(), error })?;
         let mut program = self.program(seed)?;
         program.io = Io::Stdout;
         Ok(PlayPlan {
@@ -603,6 +603,20 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
                 crate::text::inert(name)
             );
         }
+    }
+    if let Mode::Play(play) = &plan.mode
+        && !play.perfect_plays()
+    {
+        let g = play.geometry;
+        let _ = writeln!(
+            io::stderr(),
+            "ttt-referee: warning: --board {}x{}: vs-perfect cannot run (perfect plays boards of up to {} \
+             squares; this one has {}): each bot is graded on vs-random and legal",
+            g.rows(),
+            g.cols(),
+            crate::engine::MAX_CELLS,
+            g.cells()
+        );
     }
     if let (Some(seed), None) = (plan.seed, args.plan.seed) {
         let _ = writeln!(

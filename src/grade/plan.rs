@@ -98,6 +98,21 @@ pub struct PlayPlan {
     pub seed: u64,
 }
 
+impl PlayPlan {
+    /// Whether `perfect` can play the board, and so `vs-perfect` be run.
+    #[must_use]
+    pub fn perfect_plays(&self) -> bool {
+        self.geometry.cells() <= crate::engine::MAX_CELLS
+    }
+
+    /// The tests of each bot, in report order: all of [`PLAY_TESTS`], but
+    /// `vs-perfect` on a board `perfect` cannot play.
+    #[must_use]
+    pub fn tests(&self) -> Vec<&'static str> {
+        PLAY_TESTS.into_iter().filter(|&t| t != PLAY_TESTS[0] || self.perfect_plays()).collect()
+    }
+}
+
 /// Whole programs on tests.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -184,7 +199,7 @@ impl Plan {
             Mode::Calls(calls) => calls.api.functions(),
             Mode::Play(play) => {
                 let warnings = play.program.warnings.then(|| WARNINGS_TEST.to_owned());
-                warnings.into_iter().chain(PLAY_TESTS.iter().map(|&t| t.to_owned())).collect()
+                warnings.into_iter().chain(play.tests().into_iter().map(str::to_owned)).collect()
             }
             Mode::Program(program) => {
                 let warnings = program.warnings.then(|| WARNINGS_TEST.to_owned());

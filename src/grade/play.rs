@@ -127,7 +127,8 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     }
     let began = Instant::now();
     let mut games = Games::new(stage, plan);
-    let judged = games.vs_perfect().and_then(|proof| Ok((proof, games.vs_random()?)));
+    let judged = (if plan.perfect_plays() { games.vs_perfect().map(Some) } else { Ok(None) })
+        .and_then(|proof| Ok((proof, games.vs_random()?)));
     let (proof, figures) = match judged {
         Ok(judged) => judged,
         Err(EventError::Interrupted) => return Err(Stopped),
@@ -138,9 +139,8 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     };
     let seconds = began.elapsed().as_secs_f64();
     let mut tests: Vec<TestResult> = warnings.into_iter().collect();
-    for test in
-        [vs_perfect(&games.played, &proof), vs_random(&games.played, &figures, plan), legal(&games.played)]
-    {
+    let perfect = proof.map(|proof| vs_perfect(&games.played, &proof));
+    for test in perfect.into_iter().chain([vs_random(&games.played, &figures, plan), legal(&games.played)]) {
         let test = TestResult { wall: seconds, ..test };
         (stage.tell)(&test);
         tests.push(test);

@@ -299,16 +299,10 @@ fn grade_play_grades_bots_by_their_games() {
 
 #[test]
 fn grade_play_refuses_what_it_cannot_play() {
-    for (args, message) in [
-        (
-            &["--play", "--board", "9x9"][..],
-            "ttt-referee: perfect: the perfect engine plays boards of up to 64 squares; this one has 81\n",
-        ),
-        (
-            &["--play", "--bar", "80"][..],
-            "error: invalid value '80' for '--bar <X,O>': expected two percentages, as X and as O, such as `80,55`\n\nFor more information, try '--help'.\n",
-        ),
-    ] {
+    for (args, message) in [(
+        &["--play", "--bar", "80"][..],
+        "error: invalid value '80' for '--bar <X,O>': expected two percentages, as X and as O, such as `80,55`\n\nFor more information, try '--help'.\n",
+    )] {
         let out = referee().arg("grade").args(args).arg(bot("first-c")).output().unwrap();
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(text(&out.stderr), message);
@@ -634,4 +628,40 @@ fn a_fair_bar_passes_every_perfect_bot_and_fails_the_fork_blind_one_whatever_the
         assert!(random_perfect.contains("not proved: it answered one position two ways"), "{random_perfect}");
         assert!(subs[2]["tests"][1]["detail"].as_str().unwrap().starts_with("sampled against random ("));
     }
+}
+
+/// On a board `perfect` cannot play (issue 37), `vs-perfect` cannot run:
+/// the TA is told, and each bot is graded on the tests that can, its
+/// odds against random sampled with the sequential test.
+#[test]
+fn grade_play_on_a_big_board_says_vs_perfect_cannot_run_and_runs_the_others() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--board", "9x9", "--win", "5", "--bar", "40,30", "--games", "20"])
+        .args(["--move-time", "0.5", "--startup", "2", "--report"])
+        .arg(&report)
+        .arg(bot("first-c"))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "ttt-referee: warning: --board 9x9: vs-perfect cannot run (perfect plays boards of up to 64 squares; \
+             this one has 81): each bot is graded on vs-random and legal\n"
+        ),
+        "{stderr}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let tests = json["submissions"][0]["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["test"].as_str().unwrap()).collect();
+    assert_eq!(names, ["vs-random", "legal"], "{stderr}");
+    let detail = tests[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "sampled against random (exact odds are worked out on boards of up to 9 squares): as X it won "
+        ),
+        "{detail}"
+    );
 }
