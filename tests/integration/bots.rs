@@ -299,10 +299,18 @@ fn grade_play_grades_bots_by_their_games() {
 
 #[test]
 fn grade_play_refuses_what_it_cannot_play() {
-    for (args, message) in [(
-        &["--play", "--bar", "80"][..],
-        "error: invalid value '80' for '--bar <X,O>': expected two percentages, as X and as O, such as `80,55`\n\nFor more information, try '--help'.\n",
-    )] {
+    for (args, message) in [
+        (
+            &["--play", "--bar", "80"][..],
+            "error: invalid value '80' for '--bar <X,O>': expected two percentages, as X and as O, such as \
+             `80,55`\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            &["--play", "--bar", "80,101"][..],
+            "error: invalid value '80,101' for '--bar <X,O>': `101` is not a percentage from 0 to 100\n\nFor \
+             more information, try '--help'.\n",
+        ),
+    ] {
         let out = referee().arg("grade").args(args).arg(bot("first-c")).output().unwrap();
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(text(&out.stderr), message);
