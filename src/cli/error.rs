@@ -162,6 +162,9 @@ pub(super) enum CliError {
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },
+    /// `--versus` names one engine twice.
+    #[error("--versus {engine} is given twice; each engine is one test")]
+    VersusTwice { engine: &'static str },
     /// An engine that cannot play the board or the number of players asked.
     #[error("{name}: {error}")]
     EngineCannotPlay { name: String, error: EngineError },

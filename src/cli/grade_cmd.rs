@@ -16,7 +16,7 @@ use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
     self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, PlayPlan,
-    Program, Programs, Provided, report,
+    Program, Programs, Provided, Versus, report,
 };
 use crate::play::{Profile, Side};
 use crate::player::Mark;
@@ -412,6 +412,14 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     games: u64,
 
+    /// With --play: a test of its own against an engine (minimax or rules),
+    /// named `vs-ENGINE`, as X and as O: its share of points (a win 1, a
+    /// draw ½) must reach the bar, in percent (40,40 unless given as
+    /// `rules=60,40`: a bot that draws every game scores 50%); games
+    /// sampled, a sequential test deciding.
+    #[arg(long, value_name = "ENGINE[=X,O]", value_parser = parse_versus, requires = "play")]
+    versus: Vec<(EngineKind, [f64; 2])>,
+
     /// With --play: the most games a tree of vs-perfect's (every equally
     /// good reply of perfect's to each answer) or of an exact vs-random's
     /// may take; beyond, the verdict says it sampled.
@@ -504,6 +512,7 @@ impl PlanArgs {
             games: play.games,
             bars: play.bar,
             proof_games: play.proof_games,
+            versus: versus(&play.versus)?,
             move_time: play.move_time,
             startup: play.startup,
             seed,
@@ -684,4 +693,35 @@ fn parse_bars(text: &str) -> Result<[f64; 2], String> {
         Some((x, o)) => Ok([share(x)?, share(o)?]),
         None => Err("expected two percentages, as X and as O, such as `80,55`".to_owned()),
     }
+}
+
+/// `--versus ENGINE[=X,O]`: an engine to play a test against, and its bar
+/// (40,40 unless given).
+fn parse_versus(text: &str) -> Result<(EngineKind, [f64; 2]), String> {
+    let (name, bars) = match text.split_once('=') {
+        Some((name, bars)) => (name, parse_bars(bars)?),
+        None => (text, [0.4, 0.4]),
+    };
+    match EngineKind::from_name(name) {
+        Some(EngineKind::Perfect | EngineKind::Random) => {
+            Err(format!("vs-{name} is a test already (--bar sets vs-random's bar); choose minimax or rules"))
+        }
+        Some(engine) => Ok((engine, bars)),
+        None => Err(format!("`{name}` is not an engine: expected minimax or rules")),
+    }
+}
+
+/// The `--versus` tests, each named once for the whole run (its name is
+/// leaked to be `'static`, as the built-in tests' are: a handful of bytes a
+/// grading).
+fn versus(given: &[(EngineKind, [f64; 2])]) -> Result<Vec<Versus>, CliError> {
+    let mut tests: Vec<Versus> = Vec::new();
+    for &(engine, bars) in given {
+        if tests.iter().any(|t| t.engine == engine) {
+            return Err(CliError::VersusTwice { engine: engine.name() });
+        }
+        let test: &'static str = format!("vs-{}", engine.name()).leak();
+        tests.push(Versus { test, engine, bars });
+    }
+    Ok(tests)
 }

@@ -49,7 +49,9 @@ pub use self::calls::{Api, CaseOptions};
 pub use self::class::{Class, ClassError};
 pub use self::grader::{GradeError, Grader};
 pub use self::io::{DEFAULT_INPUT, DEFAULT_OUTPUT, Io};
-pub use self::plan::{CallsPlan, Mode, PLAY_TESTS, Plan, PlayPlan, Program, TEST_LIMITS, harness_limits};
+pub use self::plan::{
+    CallsPlan, Mode, PLAY_TESTS, Plan, PlayPlan, Program, TEST_LIMITS, Versus, harness_limits,
+};
 pub use self::result::{Evidence, Smallest};
 pub use self::result::{
     Graded, SHOWN_BYTES, SHOWN_LINES, STDERR_BYTES, STDERR_LINES, Stopped, SubmissionResult, TestResult,

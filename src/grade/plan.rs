@@ -90,12 +90,29 @@ pub struct PlayPlan {
     /// The most games each of `vs-perfect`'s and an exact `vs-random`'s
     /// trees may take; beyond, they are a sample, said so.
     pub proof_games: u64,
+    /// Tests the TA added (`--versus`): games against an engine, after the
+    /// built-in ones.
+    pub versus: Vec<Versus>,
     /// The time each answer may take.
     pub move_time: Duration,
     /// How much longer a game's first answer may take (a JVM's start).
     pub startup: Duration,
     /// The seed of `random`'s games.
     pub seed: u64,
+}
+
+/// A test of games against an opponent the TA chose (`--versus`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Versus {
+    /// The test's name, `vs-` and the opponent's (`vs-rules`): made once
+    /// for the process from the command line, it names records as the
+    /// built-in tests' names do.
+    pub test: &'static str,
+    /// The opponent.
+    pub engine: crate::engine::EngineKind,
+    /// The share of points (a win 1, a draw ½) it must score against it,
+    /// as X and as O (0 to 1).
+    pub bars: [f64; 2],
 }
 
 impl PlayPlan {
@@ -105,11 +122,13 @@ impl PlayPlan {
         self.geometry.cells() <= crate::engine::MAX_CELLS
     }
 
-    /// The tests of each bot, in report order: all of [`PLAY_TESTS`], but
-    /// `vs-perfect` on a board `perfect` cannot play.
+    /// The tests of each bot, in report order: all of [`PLAY_TESTS`] (but
+    /// `vs-perfect` on a board `perfect` cannot play), then the TA's.
     #[must_use]
     pub fn tests(&self) -> Vec<&'static str> {
-        PLAY_TESTS.into_iter().filter(|&t| t != PLAY_TESTS[0] || self.perfect_plays()).collect()
+        let [perfect, random, legal] = PLAY_TESTS;
+        let perfect = self.perfect_plays().then_some(perfect);
+        perfect.into_iter().chain([random]).chain(self.versus.iter().map(|v| v.test)).chain([legal]).collect()
     }
 }
 

@@ -127,9 +127,13 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     }
     let began = Instant::now();
     let mut games = Games::new(stage, plan);
-    let judged = (if plan.perfect_plays() { games.vs_perfect().map(Some) } else { Ok(None) })
-        .and_then(|proof| Ok((proof, games.vs_random()?)));
-    let (proof, figures) = match judged {
+    let judged =
+        (if plan.perfect_plays() { games.vs_perfect().map(Some) } else { Ok(None) }).and_then(|proof| {
+            let figures = games.vs_random()?;
+            let versus = (0..plan.versus.len()).map(|i| games.versus(i)).collect::<Result<Vec<_>, _>>()?;
+            Ok((proof, figures, versus))
+        });
+    let (proof, figures, versus) = match judged {
         Ok(judged) => judged,
         Err(EventError::Interrupted) => return Err(Stopped),
         Err(e) => {
@@ -140,7 +144,10 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     let seconds = began.elapsed().as_secs_f64();
     let mut tests: Vec<TestResult> = warnings.into_iter().collect();
     let perfect = proof.map(|proof| vs_perfect(&games.played, &proof));
-    for test in perfect.into_iter().chain([vs_random(&games.played, &figures, plan), legal(&games.played)]) {
+    let versus =
+        plan.versus.iter().zip(&versus).map(|(v, sampled)| versus_test(&games.played, v, sampled, plan));
+    let all = perfect.into_iter().chain([vs_random(&games.played, &figures, plan)]).chain(versus);
+    for test in all.chain([legal(&games.played)]) {
         let test = TestResult { wall: seconds, ..test };
         (stage.tell)(&test);
         tests.push(test);
@@ -164,7 +171,14 @@ enum Figures {
     /// Worked out from its answers.
     Exact([Odds; 2]),
     /// Sampled: wins and games a side, and why not exact.
-    Sampled { wins: [u64; 2], games: [u64; 2], why: String },
+    Sampled { sampled: Sampled, why: String },
+}
+
+/// Sampled games of a test: each side's score (a win 1, and a draw 0 or
+/// ½ as the test counts it) and games.
+struct Sampled {
+    score: [f64; 2],
+    games: [u64; 2],
 }
 
 /// A bot's games as they are played: the participants, what its answers
@@ -197,6 +211,9 @@ impl<'s, 'p> Games<'s, 'p> {
             Box::new(Explorer::new("every-reply", Replies::Every, Arc::clone(&knowledge))),
             Box::new(EngineEntrant::new(EngineKind::Random)),
         ];
+        let mut entrants = entrants;
+        entrants
+            .extend(plan.versus.iter().map(|v| Box::new(EngineEntrant::new(v.engine)) as Box<dyn Entrant>));
         let cells = plan.geometry.cells();
         let openings = if cells <= EVERY_OPENING_SQUARES {
             (0..cells)
@@ -362,39 +379,58 @@ impl<'s, 'p> Games<'s, 'p> {
                 "the tree of every reply did not fit the budget (--proof-games)".to_owned()
             }
         };
-        self.sample(why)
+        let sampled = self.sample(PLAY_TESTS[1], RANDOM, self.plan.bars, false)?;
+        Ok(Figures::Sampled { sampled, why })
     }
 
-    /// Sampled games against `random`, [`BATCH`] a side at a time, until
-    /// each side's sequential test decides or [`PlayPlan::games`] a side
-    /// are played.
-    fn sample(&mut self, why: String) -> Result<Figures, EventError> {
-        let sprt = self.plan.bars.map(Sprt::for_bar);
-        let (mut wins, mut games) = ([0u64; 2], [0u64; 2]);
+    /// `--versus` test `i`'s games: sampled against its engine, points
+    /// counted.
+    fn versus(&mut self, i: usize) -> Result<Sampled, EventError> {
+        let versus = &self.plan.versus[i];
+        self.sample(versus.test, 4 + i, versus.bars, true)
+    }
+
+    /// Sampled games of `test` against `opponent`, [`BATCH`] a side at a
+    /// time, until each side's sequential test on `bars` decides or
+    /// [`PlayPlan::games`] a side are played; a draw scores ½ with
+    /// `draws_half`, else 0.
+    fn sample(
+        &mut self,
+        test: &'static str,
+        opponent: usize,
+        bars: [f64; 2],
+        draws_half: bool,
+    ) -> Result<Sampled, EventError> {
+        let sprt = bars.map(Sprt::for_bar);
+        let mut sampled = Sampled { score: [0.0; 2], games: [0; 2] };
         loop {
             let open: Vec<usize> = (0..2)
                 .filter(|&seat| {
-                    games[seat] < self.plan.games
-                        && sprt[seat].decide(wins[seat], games[seat]) == Decision::Undecided
+                    sampled.games[seat] < self.plan.games
+                        && sprt[seat].decide(sampled.score[seat], sampled.games[seat]) == Decision::Undecided
                 })
                 .collect();
             if open.is_empty() {
-                return Ok(Figures::Sampled { wins, games, why });
+                return Ok(sampled);
             }
             let mut fixtures = Vec::new();
             let mut number = self.next();
             for &seat in &open {
-                for _ in 0..BATCH.min(self.plan.games - games[seat]) {
-                    let seats = if seat == 0 { vec![BOT, RANDOM] } else { vec![RANDOM, BOT] };
+                for _ in 0..BATCH.min(self.plan.games - sampled.games[seat]) {
+                    let seats = if seat == 0 { vec![BOT, opponent] } else { vec![opponent, BOT] };
                     fixtures.push(Fixture { number, seats, opening: None });
                     number += 1;
                 }
             }
             let before = self.played.len();
-            self.play(PLAY_TESTS[1], fixtures, true)?;
+            self.play(test, fixtures, true)?;
             for game in &self.played[before..] {
-                games[game.seat()] += 1;
-                wins[game.seat()] += u64::from(game.score() == Score::Win);
+                sampled.games[game.seat()] += 1;
+                sampled.score[game.seat()] += match game.score() {
+                    Score::Win => 1.0,
+                    Score::Draw if draws_half => 0.5,
+                    Score::Draw | Score::Loss => 0.0,
+                };
             }
         }
     }
@@ -505,11 +541,11 @@ fn vs_random(games: &[Game], figures: &Figures, play: &PlayPlan) -> TestResult {
                 format!("exact, from its answers against every reply: {}, {}; {needs}", side(0), side(1)),
             )
         }
-        Figures::Sampled { wins, games, why } => {
-            let sprt = bars.map(Sprt::for_bar);
-            let passed =
-                (0..2).map(|s| sprt[s].at_the_end(wins[s], games[s]) == Decision::Pass).collect::<Vec<_>>();
-            let side = |seat: usize| format!("as {} it won {} of {}", side(seat), wins[seat], games[seat]);
+        Figures::Sampled { sampled, why } => {
+            let passed = sampled.passed(bars);
+            let side = |seat: usize| {
+                format!("as {} it won {} of {}", side(seat), sampled.score[seat], sampled.games[seat])
+            };
             (
                 passed,
                 format!(
@@ -535,6 +571,51 @@ fn vs_random(games: &[Game], figures: &Figures, play: &PlayPlan) -> TestResult {
         None => said,
     };
     result(PLAY_TESTS[1], Verdict::Wrong, detail, game.map(|g| (g, "the shortest game it did not win")))
+}
+
+impl Sampled {
+    /// Whether each side passes its bar, by the sequential test (judged at
+    /// the midpoint where the games ran out undecided).
+    fn passed(&self, bars: [f64; 2]) -> Vec<bool> {
+        (0..2)
+            .map(|s| Sprt::for_bar(bars[s]).at_the_end(self.score[s], self.games[s]) == Decision::Pass)
+            .collect()
+    }
+}
+
+/// A `--versus` test's result: its points a side against its bar.
+fn versus_test(
+    games: &[Game],
+    versus: &super::plan::Versus,
+    sampled: &Sampled,
+    play: &PlayPlan,
+) -> TestResult {
+    let name = versus.engine.name();
+    let bars = versus.bars;
+    let side = |seat: usize| {
+        format!("as {} it scored {} in {} games", side(seat), sampled.score[seat], sampled.games[seat])
+    };
+    let said = format!(
+        "against {name} (a win 1, a draw ½): {}, {}; it needs {} as X and {} as O (a sequential test, at most {} \
+         games a side)",
+        side(0),
+        side(1),
+        percent(bars[0]),
+        percent(bars[1]),
+        play.games
+    );
+    let passed = sampled.passed(bars);
+    if passed.iter().all(|&p| p) {
+        return result(versus.test, Verdict::Pass, said, None);
+    }
+    let failing: Vec<usize> = (0..2).filter(|&s| !passed[s]).collect();
+    let ours = games.iter().filter(|g| g.test == versus.test && failing.contains(&g.seat()));
+    let game = shortest(ours.filter(|g| g.score() == Score::Loss));
+    let detail = match game {
+        Some(game) => format!("{said}; the shortest it lost: {}", title(game)),
+        None => said,
+    };
+    result(versus.test, Verdict::Wrong, detail, game.map(|g| (g, "the shortest game it lost")))
 }
 
 fn legal(games: &[Game]) -> TestResult {

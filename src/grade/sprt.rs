@@ -48,13 +48,15 @@ impl Sprt {
         Sprt { p0: (p1 - MARGIN).max(p1 / 2.0), p1, alpha: ERROR, beta: ERROR }
     }
 
-    /// The log-likelihood ratio of `wins` in `games` (for a pass over a
-    /// fail).
+    /// The log-likelihood ratio of `score` in `games` (for a pass over a
+    /// fail): `score` is the games' sum, each 1 for a win and 0 for a loss
+    /// (or ½ for a draw, where draws count half: a game of ½ weighs as half
+    /// a win and half a loss).
     #[must_use]
     #[allow(clippy::cast_precision_loss, reason = "game counts are far below 2^52")]
-    pub fn llr(&self, wins: u64, games: u64) -> f64 {
-        let losses = games.saturating_sub(wins) as f64;
-        let wins = wins as f64;
+    pub fn llr(&self, score: f64, games: u64) -> f64 {
+        let wins = score.clamp(0.0, games as f64);
+        let losses = games as f64 - wins;
         let ln = |a: f64, b: f64| (a / b).ln();
         let mut llr = 0.0;
         if wins > 0.0 {
@@ -66,13 +68,13 @@ impl Sprt {
         llr
     }
 
-    /// What `wins` in `games` say so far.
+    /// What `score` (see [`Sprt::llr`]) in `games` says so far.
     #[must_use]
-    pub fn decide(&self, wins: u64, games: u64) -> Decision {
+    pub fn decide(&self, score: f64, games: u64) -> Decision {
         if self.p1 <= 0.0 {
             return Decision::Pass;
         }
-        let llr = self.llr(wins, games);
+        let llr = self.llr(score, games);
         if llr.is_nan() {
             return Decision::Undecided;
         }
@@ -89,11 +91,9 @@ impl Sprt {
     /// seen is at least halfway between `p0` and the bar.
     #[must_use]
     #[allow(clippy::cast_precision_loss, reason = "game counts are far below 2^52")]
-    pub fn at_the_end(&self, wins: u64, games: u64) -> Decision {
-        match self.decide(wins, games) {
-            Decision::Undecided
-                if games > 0 && wins as f64 / games as f64 >= f64::midpoint(self.p0, self.p1) =>
-            {
+    pub fn at_the_end(&self, score: f64, games: u64) -> Decision {
+        match self.decide(score, games) {
+            Decision::Undecided if games > 0 && score / games as f64 >= f64::midpoint(self.p0, self.p1) => {
                 Decision::Pass
             }
             Decision::Undecided => Decision::Fail,
@@ -110,26 +110,27 @@ mod tests {
     fn a_clear_share_is_decided_early_and_a_bar_of_zero_passes_at_once() {
         let sprt = Sprt::for_bar(0.8);
         assert_eq!((sprt.p0, sprt.p1), (0.8 - MARGIN, 0.8));
-        assert_eq!(sprt.decide(0, 0), Decision::Undecided);
+        assert_eq!(sprt.decide(0.0, 0), Decision::Undecided);
         // All wins: the ratio (0.8/0.7) per game passes after 35 games.
-        assert_eq!(sprt.decide(34, 34), Decision::Undecided);
-        assert_eq!(sprt.decide(35, 35), Decision::Pass);
+        assert_eq!(sprt.decide(34.0, 34), Decision::Undecided);
+        assert_eq!(sprt.decide(35.0, 35), Decision::Pass);
         // A quarter: far below the bar, failed quickly.
-        assert_eq!(sprt.decide(10, 20), Decision::Undecided);
-        assert_eq!(sprt.decide(5, 20), Decision::Fail);
-        assert_eq!(Sprt::for_bar(0.0).decide(0, 0), Decision::Pass);
+        assert_eq!(sprt.decide(10.0, 20), Decision::Undecided);
+        assert_eq!(sprt.decide(5.0, 20), Decision::Fail);
+        assert_eq!(Sprt::for_bar(0.0).decide(0.0, 0), Decision::Pass);
         assert!((Sprt::for_bar(0.1).p0 - 0.05).abs() < 1e-12);
     }
 
     #[test]
     fn undecided_at_the_end_is_judged_at_the_midpoint() {
         let sprt = Sprt::for_bar(0.6);
-        assert_eq!(sprt.at_the_end(11, 20), Decision::Pass);
-        assert_eq!(sprt.at_the_end(10, 20), Decision::Fail);
-        assert_eq!(sprt.at_the_end(0, 0), Decision::Fail);
+        assert_eq!(sprt.at_the_end(11.0, 20), Decision::Pass);
+        assert_eq!(sprt.at_the_end(10.0, 20), Decision::Fail);
+        assert_eq!(sprt.at_the_end(0.0, 0), Decision::Fail);
     }
 
     #[test]
+    #[allow(clippy::cast_precision_loss, reason = "small counts")]
     fn its_error_rates_hold_for_bots_at_the_bar_and_at_p0() {
         // Simulated bots, with a fixed seed: at the bar it passes, at p0
         // it fails, each at least 98.5% of the time in 1000 trials of at
@@ -146,9 +147,9 @@ mod tests {
                 while verdict == Decision::Undecided && games < 1000 {
                     games += 1;
                     wins += u64::from(rng.random_bool(share));
-                    verdict = sprt.decide(wins, games);
+                    verdict = sprt.decide(wins as f64, games);
                 }
-                right += u32::from(sprt.at_the_end(wins, games) == want);
+                right += u32::from(sprt.at_the_end(wins as f64, games) == want);
             }
             assert!(right >= 985, "{share}: {right} of 1000");
         }

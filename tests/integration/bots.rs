@@ -673,3 +673,50 @@ fn grade_play_on_a_big_board_says_vs_perfect_cannot_run_and_runs_the_others() {
         "{detail}"
     );
 }
+
+/// Tests a TA chooses (issue 37): `--versus ENGINE[=X,O]` adds a test of
+/// games against that engine, before `legal`, judged on points a side.
+#[test]
+fn grade_play_adds_a_test_against_an_engine_the_ta_chooses() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--versus", "rules=40,30", "--games", "60", "--bar", "0,0", "--report"])
+        .arg(&report)
+        .args([bot("negamax-cpp"), bot("first-c")])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let tests = |i: usize| json["submissions"][i]["tests"].as_array().unwrap().clone();
+    let names: Vec<String> = tests(0).iter().map(|t| t["test"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, ["vs-perfect", "vs-random", "vs-rules", "legal"], "{stderr}");
+    let (negamax, first) = (&tests(0)[2], &tests(1)[2]);
+    assert_eq!(negamax["verdict"], "pass", "{negamax}");
+    assert!(
+        negamax["detail"].as_str().unwrap().starts_with("against rules (a win 1, a draw ½): as X it scored ")
+    );
+    assert_eq!(first["verdict"], "wrong", "{first}");
+    assert!(first["detail"].as_str().unwrap().contains("; the shortest it lost: game "), "{first}");
+    for (args, message) in [
+        (
+            &["--versus", "random"][..],
+            "error: invalid value 'random' for '--versus <ENGINE[=X,O]>': vs-random is a test already (--bar sets \
+             vs-random's bar); choose minimax or rules\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            &["--versus", "deep-blue"][..],
+            "error: invalid value 'deep-blue' for '--versus <ENGINE[=X,O]>': `deep-blue` is not an engine: \
+             expected minimax or rules\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            &["--versus", "rules", "--versus", "rules=1,1"][..],
+            "ttt-referee: --versus rules is given twice; each engine is one test\n",
+        ),
+    ] {
+        let out = referee().args(["grade", "--play"]).args(args).arg(bot("first-c")).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(text(&out.stderr), message);
+    }
+}
