@@ -269,11 +269,15 @@ impl Provided {
     /// course's files, sorted: every entry, at any depth, named as one of
     /// `build_names` that is not a provided file (make reads a
     /// `GNUmakefile` or `makefile` before a `Makefile`, and a recursive
-    /// make reads a directory's own), and, beside each provided file, its
-    /// name with [`STAND_IN_SUFFIXES`] (gcc reads `board.h.gch`, a
-    /// precompiled header, before `board.h`).
+    /// make reads a directory's own), beside each provided file its name
+    /// with [`STAND_IN_SUFFIXES`] (gcc reads `board.h.gch`, a precompiled
+    /// header, before `board.h`), and beside each provided source a source
+    /// of the same stem in another language ([`source_stem`]: make's
+    /// built-in rules make `main.o` from a student's `main.c` before the
+    /// course's `main.cpp`).
     fn stand_ins(&self, source: &Path, build_names: &[String]) -> Vec<PathBuf> {
         let provided = |path: &Path| self.0.files.iter().any(|f| f.path == path);
+        let provided_stems: Vec<PathBuf> = self.0.files.iter().filter_map(|f| source_stem(&f.path)).collect();
         let mut found = Vec::new();
         let mut walk = walkdir::WalkDir::new(source).follow_links(false).min_depth(1).into_iter();
         while let Some(entry) = walk.next() {
@@ -285,7 +289,9 @@ impl Provided {
                     .and_then(|p| p.strip_suffix(suffix))
                     .is_some_and(|stem| provided(Path::new(stem)))
             });
-            if (named && !provided(path)) || stands_in {
+            let same_stem = entry.file_type().is_file()
+                && source_stem(path).is_some_and(|stem| provided_stems.contains(&stem));
+            if ((named || same_stem) && !provided(path)) || stands_in {
                 found.push(path.to_owned());
                 if entry.file_type().is_dir() {
                     walk.skip_current_dir();
@@ -301,6 +307,26 @@ impl Provided {
 /// this suffix: gcc's precompiled header (`board.h.gch`, a file or a
 /// directory of them), read before the header it was made from.
 pub const STAND_IN_SUFFIXES: [&str; 1] = [".gch"];
+
+/// The extensions of the sources make's built-in rules compile into an
+/// object (`%.o: %.c`, `%.cc`, `%.C`, `%.cpp`, `%.m`, `%.p`, `%.f`, `%.F`,
+/// `%.r`, `%.s`, `%.S`, `%.mod`) or into a C or Pascal source first (`%.y`,
+/// `%.l`, `%.ym`, `%.yl`, `%.w`, `%.web`), and the other spellings gcc
+/// compiles (`.cxx`, `.c++`, `.cp`, `.CPP`, `.mm`, `.sx`). Headers are none
+/// of them: a student's `board.c` beside the course's `board.h` is theirs.
+pub const SOURCE_EXTENSIONS: [&str; 24] = [
+    "c", "cc", "C", "cpp", "cxx", "c++", "cp", "CPP", "m", "mm", "p", "f", "F", "r", "s", "S", "sx", "mod",
+    "y", "l", "ym", "yl", "w", "web",
+];
+
+/// A source's path without its extension (`src/main` for `src/main.cpp`),
+/// when its extension is one of [`SOURCE_EXTENSIONS`]: two sources with
+/// the same stem make the same object, and make picks one by its own
+/// order of rules (`%.o: %.c` before `%.o: %.cpp`), not by the course's.
+fn source_stem(path: &Path) -> Option<PathBuf> {
+    let extension = path.extension()?.to_str()?;
+    SOURCE_EXTENSIONS.contains(&extension).then(|| path.with_extension(""))
+}
 
 /// Writes `file` into the copy at `source`, replacing whatever stood at its
 /// path (a file standing where one of its directories goes too), and says
@@ -492,5 +518,40 @@ mod tests {
             assert!(fs::symlink_metadata(student.path().join(gone)).is_err(), "{gone}");
         }
         assert!(student.path().join("mine.h.gch").exists() && student.path().join("MAKEFILE").exists());
+    }
+
+    #[test]
+    fn a_source_of_a_provided_sources_stem_in_another_language_is_found() {
+        // Found by an attacker: make's built-in `%.o: %.c` comes before
+        // `%.o: %.cpp`, so a student's main.c was compiled (by cc, with no
+        // warning flags) in place of the course's main.cpp.
+        let course = tree(&[
+            ("Makefile", "prog: main.o board.o\n"),
+            ("main.cpp", ""),
+            ("src/io.cc", ""),
+            ("board.h", ""),
+        ]);
+        let provided = Provided::load(course.path()).unwrap();
+        let student = tree(&[
+            ("main.cpp", "mine\n"),
+            ("main.c", ""),
+            ("main.C", ""),
+            ("main.s", ""),
+            ("main.y", ""),
+            ("src/io.c", ""),
+            ("src/io.cpp", ""),
+            // Not a stand-in: a header, another stem, another directory,
+            // no source at all, and the student's board.c for the course's board.h.
+            ("main.h", ""),
+            ("main.txt", ""),
+            ("mainx.c", ""),
+            ("sub/main.c", ""),
+            ("board.c", ""),
+            ("board.cpp", ""),
+        ]);
+        let found: Vec<String> = provided.stand_ins(student.path(), &[]).iter().map(|p| shown(p)).collect();
+        assert_eq!(found, ["main.C", "main.c", "main.s", "main.y", "src/io.c", "src/io.cpp"]);
+        assert_eq!(source_stem(Path::new("a/b.c++")), Some(PathBuf::from("a/b")));
+        assert_eq!(source_stem(Path::new("a/b.h")), None);
     }
 }
