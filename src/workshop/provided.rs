@@ -274,7 +274,9 @@ impl Provided {
     /// header, before `board.h`), and beside each provided source a source
     /// of the same stem in another language ([`source_stem`]: make's
     /// built-in rules make `main.o` from a student's `main.c` before the
-    /// course's `main.cpp`).
+    /// course's `main.cpp`), and Python's compiled copy of a provided
+    /// module ([`cached_source`]: an unchecked `__pycache__/board.*.pyc` is
+    /// imported in place of the course's `board.py`, whatever it holds).
     fn stand_ins(&self, source: &Path, build_names: &[String]) -> Vec<PathBuf> {
         let provided = |path: &Path| self.0.files.iter().any(|f| f.path == path);
         let provided_stems: Vec<PathBuf> = self.0.files.iter().filter_map(|f| source_stem(&f.path)).collect();
@@ -291,7 +293,8 @@ impl Provided {
             });
             let same_stem = entry.file_type().is_file()
                 && source_stem(path).is_some_and(|stem| provided_stems.contains(&stem));
-            if ((named || same_stem) && !provided(path)) || stands_in {
+            let cached = cached_source(path).is_some_and(|module| provided(&module));
+            if ((named || same_stem) && !provided(path)) || stands_in || cached {
                 found.push(path.to_owned());
                 if entry.file_type().is_dir() {
                     walk.skip_current_dir();
@@ -326,6 +329,23 @@ pub const SOURCE_EXTENSIONS: [&str; 24] = [
 fn source_stem(path: &Path) -> Option<PathBuf> {
     let extension = path.extension()?.to_str()?;
     SOURCE_EXTENSIONS.contains(&extension).then(|| path.with_extension(""))
+}
+
+/// The module a file in a `__pycache__` directory is Python's compiled
+/// copy of (`lib/board.py` for `lib/__pycache__/board.cpython-311.pyc`, or
+/// `.opt-1.pyc`; a module's name holds no dot). Python imports such a copy
+/// in place of the source when it says not to check the source (PEP 552's
+/// unchecked hash), so a student's copy of a provided module stands in for
+/// the course's.
+fn cached_source(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let dir = path.parent()?;
+    // Python looks for `.pyc` exactly, on a file system that tells case.
+    if dir.file_name()? != "__pycache__" || path.extension().is_none_or(|e| e != "pyc") {
+        return None;
+    }
+    let module = name.split('.').next()?;
+    Some(dir.parent()?.join(format!("{module}.py")))
 }
 
 /// Writes `file` into the copy at `source`, replacing whatever stood at its
@@ -553,5 +573,31 @@ mod tests {
         assert_eq!(found, ["main.C", "main.c", "main.s", "main.y", "src/io.c", "src/io.cpp"]);
         assert_eq!(source_stem(Path::new("a/b.c++")), Some(PathBuf::from("a/b")));
         assert_eq!(source_stem(Path::new("a/b.h")), None);
+    }
+
+    #[test]
+    fn pythons_compiled_copy_of_a_provided_module_is_found() {
+        // Found by an attacker: an unchecked-hash .pyc of the student's own
+        // board.py is imported in place of the course's board.py.
+        let course = tree(&[("board.py", "course\n"), ("lib/util.py", "")]);
+        let provided = Provided::load(course.path()).unwrap();
+        let student = tree(&[
+            ("__pycache__/board.cpython-311.pyc", ""),
+            ("__pycache__/board.cpython-311.opt-1.pyc", ""),
+            ("lib/__pycache__/util.cpython-312.pyc", ""),
+            // The student's own modules' copies are theirs.
+            ("__pycache__/main.cpython-311.pyc", ""),
+            ("lib/__pycache__/board.cpython-311.pyc", ""),
+            ("board.pyc", ""),
+        ]);
+        let found: Vec<String> = provided.stand_ins(student.path(), &[]).iter().map(|p| shown(p)).collect();
+        assert_eq!(
+            found,
+            [
+                "__pycache__/board.cpython-311.opt-1.pyc",
+                "__pycache__/board.cpython-311.pyc",
+                "lib/__pycache__/util.cpython-312.pyc"
+            ]
+        );
     }
 }

@@ -532,6 +532,42 @@ fn a_precompiled_header_does_not_stand_in_for_the_courses() {
     assert_eq!(strings(&result["provided_missing"]), ["Makefile", "board.h", "main.cpp"], "{result:#}");
 }
 
+/// Python's compiled copy of a provided module: a student's
+/// `__pycache__/board.cpython-*.pyc`, compiled with an unchecked hash
+/// (PEP 552) from a `board.py` whose empty square is `.`, is imported in
+/// place of the course's `board.py` whatever the course's holds, so every
+/// game was wrong while the report said the course's `board.py` was used
+/// (`fixtures/attacks/provided-python`). Now it is removed, saying so. The
+/// `.pyc` is made here with the machine's Python, as a student would make
+/// it with the course's (a `.pyc` is read only by the Python that made it).
+#[test]
+fn a_compiled_python_module_does_not_stand_in_for_the_courses() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("pyc");
+    fs::create_dir(&student).unwrap();
+    fs::copy(fixture("attacks/provided-python/students/pyc/ttt.py"), student.join("ttt.py")).unwrap();
+    fs::copy(fixture("attacks/provided-python/pyc-board.py"), student.join("board.py")).unwrap();
+    let compile = "import py_compile; py_compile.compile('board.py', \
+                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)";
+    let made =
+        std::process::Command::new("python3").current_dir(&student).args(["-c", compile]).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    fs::remove_file(student.join("board.py")).unwrap();
+    let graded = grade_course("attacks/provided-python", &[student]);
+    let result = graded.submission(0);
+    assert_eq!(graded.status, Some(0), "{}\n{result:#}", graded.stderr);
+    let verdicts = verdict_map(result);
+    assert!(verdicts.len() >= GAMES.len() && verdicts.iter().all(|(_, v)| v == "pass"), "{result:#}");
+    let removed = strings(&result["provided_removed"]);
+    assert!(
+        removed.len() == 1
+            && removed[0].starts_with("__pycache__/board.")
+            && Path::new(removed[0]).extension() == Some("pyc".as_ref()),
+        "{result:#}"
+    );
+    assert_eq!(strings(&result["provided_missing"]), ["board.py"], "{result:#}");
+}
+
 /// Students who hide their `-Wall` warnings from g++ with a pragma, in
 /// each spelling `fixtures/attacks/warnings-hidden` holds: every one passed
 /// `build-warnings` with 100. Now each fails it, the detail naming the
