@@ -221,9 +221,40 @@ pub fn square_number(row: u32, col: u32) -> String {
 }
 
 /// The words of a line, as a result is read from them: runs of letters and
-/// digits, read lazily (a line may be megabytes long).
+/// digits, read lazily (a line may be megabytes long). `line` is folded
+/// first ([`fold`]).
 fn words(line: &str) -> impl Iterator<Item = &str> {
     line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+}
+
+/// A line as a person reads it, for reading a result from its words: what
+/// only looks like a letter is read as that letter. Compatibility forms
+/// are folded (NFKC: fullwidth `ｗ` is `w`), format characters dropped
+/// (general category Cf: a zero-width space inside `wins`), and every other
+/// character that is not ASCII replaced by its confusable skeleton (Unicode
+/// TS 39, the `unicode-security` crate: Cyrillic `і` is `i`, Greek `ο` is
+/// `o`), its combining marks dropped (`wíns` is `wins`). ASCII is kept as it
+/// is (the skeleton would read `|` as `l` and `m` as `rn`), and an ASCII
+/// line is returned untouched, without a copy. Linear in the line.
+#[must_use]
+pub fn fold(line: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    if line.is_ascii() {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let dropped =
+        |c: &char| matches!(c.general_category(), GeneralCategory::Format | GeneralCategory::NonspacingMark);
+    let mut folded = String::with_capacity(line.len());
+    let mut one = [0u8; 4];
+    for c in line.nfkc().filter(|c| !dropped(c)) {
+        if c.is_ascii() {
+            folded.push(c);
+        } else {
+            folded.extend(unicode_security::skeleton(c.encode_utf8(&mut one)).filter(|c| !dropped(c)));
+        }
+    }
+    std::borrow::Cow::Owned(folded)
 }
 
 /// Whether `word` is one of `these`, in any case.
@@ -235,13 +266,20 @@ fn any_of(word: &str, these: &[&str]) -> bool {
 /// or without `!`: `Player O wins`, `X won!`, `player X wins!`, `the winner
 /// is X`. A player is a mark, one character, as every dialect names one
 /// (`Player X`, `X wins`); `nobody won` and `3 in a row to win` name none.
-/// Read in one pass.
+/// A mark glued to the word counts as well (`PlayerXwins!`, `Xwon`: see
+/// [`glued_winner`]). The line is read folded ([`fold`]): `Player X wіns!`
+/// with a Cyrillic `і`, a fullwidth `ｗins` or a zero-width space inside
+/// `wins` name a winner too. Read in one pass.
 #[must_use]
 pub fn names_a_winner(line: &str) -> bool {
+    let line = fold(line);
     let mark = |w: &str| w.chars().count() == 1;
     let (mut previous, mut player_named, mut win_said, mut after_winner) = ("", false, false, 0u8);
-    for word in words(line) {
-        if (any_of(word, &["wins", "won"]) && mark(previous)) || (after_winner > 0 && mark(word)) {
+    for word in words(&line) {
+        if (any_of(word, &["wins", "won"]) && mark(previous))
+            || (after_winner > 0 && mark(word))
+            || glued_winner(word)
+        {
             return true;
         }
         player_named |= previous.eq_ignore_ascii_case("player") && mark(word);
@@ -255,8 +293,26 @@ pub fn names_a_winner(line: &str) -> bool {
     false
 }
 
-/// Whether a line tells a tie: `It's a draw!`, `Cat's game`, `tied`.
+/// Whether one word is a mark glued to win, wins, won or winner, with or
+/// without `player` before it (`Xwins`, `PlayerXwins`, `playeroWon`): the
+/// mark is any one character after `player`, and else a capital letter or
+/// a digit (a lower-case letter there is a word of its own: `twins`).
+fn glued_winner(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    let rest = lower.strip_prefix("player").filter(|r| r.chars().count() > 1);
+    let (mark, tail) = match rest {
+        Some(rest) => (None, rest),
+        None => (word.chars().next(), lower.as_str()),
+    };
+    let Some(first) = tail.chars().next() else { return false };
+    let said = &tail[first.len_utf8()..];
+    let marked = mark.is_none_or(|m| m.is_uppercase() || m.is_numeric());
+    marked && ["win", "wins", "won", "winner"].contains(&said)
+}
+
+/// Whether a line tells a tie: `It's a draw!`, `Cat's game`, `tied`. The
+/// line is read folded ([`fold`]), as [`names_a_winner`] reads it.
 #[must_use]
 pub fn tells_a_tie(line: &str) -> bool {
-    words(line).any(|w| any_of(w, &["tie", "tied", "draw", "drawn", "cat", "stalemate"]))
+    words(&fold(line)).any(|w| any_of(w, &["tie", "tied", "draw", "drawn", "cat", "stalemate"]))
 }

@@ -818,6 +818,46 @@ mod tests {
     }
 
     #[test]
+    fn a_winner_spelled_to_look_like_one_is_read_as_one() {
+        // Found by an attacker: the draw line of a drawn game said a win
+        // in letters that only look like ASCII, or with the mark glued on.
+        let spellings = [
+            "Player X w\u{456}ns!",   // Cyrillic i
+            "Player X \u{ff57}ins!",  // fullwidth w
+            "Player X wi\u{200b}ns!", // a zero-width space
+            "Player X w\u{200d}ins!", // a zero-width joiner
+            "Player X w\u{ad}ins!",   // a soft hyphen
+            "PlayerXwins!",
+            "playeroWon",
+            "Xwins!",
+            "Player \u{425} wins!",                                    // Cyrillic X
+            "Player X w\u{3bf}n",                                      // Greek o
+            "Player X wi\u{301}ns!",                                   // i with a combining acute
+            "\u{ff30}layer \u{ff38} \u{ff57}\u{ff49}\u{ff4e}\u{ff53}", // all fullwidth
+            "Player X \u{1d430}ins!",                                  // mathematical bold w
+        ];
+        for line in spellings {
+            assert!(names_a_winner(line), "{line:?}");
+        }
+        let correct = session_of(Profile::Extended, 0, EXTENDED_DRAW);
+        for spelling in spellings {
+            let lying = correct.replace("It's a draw!", spelling);
+            let departure = verdict(Profile::Extended, EXTENDED_DRAW, &lying).unwrap();
+            assert_eq!(departure.kind, DepartureKind::Wrong, "{spelling:?}");
+        }
+        // A tie told in look-alike letters is still a tie, where a refusal
+        // stands.
+        assert!(tells_a_tie("It's a dr\u{430}w") && tells_a_tie("\u{ff54}\u{ff49}\u{ff45}"));
+        // What is no winner stays none, folded or not.
+        for line in ["It's a draw — nobody wins.", "Twin\u{e9}s", "twins", "Players win nothing", "Draw! 🎉"]
+        {
+            assert!(!names_a_winner(line), "{line:?}");
+        }
+        assert_eq!(crate::play::dialect::fold("It's a draw!"), "It's a draw!");
+        assert_eq!(crate::play::dialect::fold("w\u{456}\u{200b}ns \u{ff38}"), "wins X");
+    }
+
+    #[test]
     fn results_are_read_from_words_without_reading_them_into_refusals() {
         for line in
             ["Player O wins", "Player X won!", "X wins!", "player X wins!", "Winner: X", "Player X, you win!"]

@@ -12,9 +12,10 @@
 //!   children, the grader first moves itself into a leaf
 //!   `<parent>/ttt-grader-<pid>`, then enables `+memory +pids` in the
 //!   parent's `cgroup.subtree_control`, and `+cpu` where the parent offers
-//!   it; runs are `<parent>/ttt-run-<pid>-<n>`. The last user puts things
+//!   it; runs are `<parent>/ttt-run-<pid>-<random>` (no count a run could
+//!   read in `/proc/self/cgroup`). The last user puts things
 //!   back as they were.
-//! - **cgroup v1** (root in practice): `<mount>/ttt-run-<pid>-<n>` in the
+//! - **cgroup v1** (root in practice): `<mount>/ttt-run-<pid>-<random>` in the
 //!   `memory` and the `pids` hierarchies, and the `cpu` one where it is
 //!   mounted.
 //!
@@ -28,7 +29,6 @@ use std::fs::{self, DirBuilder};
 use std::io::{self, ErrorKind};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
@@ -36,9 +36,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{AccessFlags, Pid, access, geteuid};
 
-/// The number of the next run group this process makes (shared by every
-/// [`Cgroups`] in the process, so that names never collide).
-static NEXT: AtomicU64 = AtomicU64::new(0);
+use super::scratch::unguessable;
 
 /// The cgroup v2 set-up this process made (the leaf it moved into, the
 /// controllers it enabled) and how many users it has; shared because the
@@ -158,7 +156,9 @@ impl Cgroups {
     pub fn create(&self, memory: u64, processes: u64) -> io::Result<RunGroup> {
         let mut tries = 0;
         loop {
-            let name = format!("ttt-run-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+            // The grader's id lets a later grader sweep what this one
+            // left; the rest is random, not a count of the runs before.
+            let name = format!("ttt-run-{}-{}", std::process::id(), unguessable());
             match self.make(&name, memory, processes) {
                 // Left by an earlier grader that had this process id.
                 Err(e) if e.kind() == ErrorKind::AlreadyExists && tries < 100 => tries += 1,

@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -22,7 +22,7 @@ use super::protocol::{
     STDIN, Said, closing, said,
 };
 use super::root::in_system_dirs;
-use super::scratch::{installed, remove_all, scratch_base, unused_uid};
+use super::scratch::{installed, remove_all, scratch_base, unguessable, unused_uid};
 use super::wait::{GRACE, Waited, kill_group, wait};
 use super::{Collect, Fault, Gaps, Job, Run, SandboxError, cgroup, copy, guard, launcher};
 
@@ -37,7 +37,6 @@ pub struct Sandbox {
     /// Stage 1 of the guard, kept for run after run.
     launchers: launcher::Launchers,
     hide: Vec<PathBuf>,
-    next: AtomicU64,
     stop: Arc<AtomicBool>,
     /// Container roots no run is using: each is only mount points, so a
     /// root is made once per run at once rather than once per run.
@@ -101,7 +100,6 @@ impl Sandbox {
             cgroups,
             launchers,
             hide,
-            next: AtomicU64::new(0),
             stop,
             roots: Mutex::new(Vec::new()),
             sizes: Mutex::new(std::collections::HashMap::new()),
@@ -196,16 +194,19 @@ impl Sandbox {
         result
     }
 
-    /// A run's area and container root, fresh: `run-N` in the scratch, and
+    /// A run's area and container root, fresh: `run-<random>` in the scratch, and
     /// a root no run is using.
     pub(super) fn place(&self) -> Result<(PathBuf, PathBuf), SandboxError> {
-        let number = self.next.fetch_add(1, Ordering::Relaxed);
-        let area = self.scratch().join(format!("run-{number}"));
+        // Named at random, not counted: a container's root shows in
+        // /proc/self/mountinfo, and a count would tell the run how many
+        // came before it.
+        let name = unguessable();
+        let area = self.scratch().join(format!("run-{name}"));
         let root = self.roots.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let root = if let Some(root) = root {
             root
         } else {
-            let root = self.scratch().join(format!("root-{number}"));
+            let root = self.scratch().join(format!("root-{name}"));
             fs::create_dir(&root).map_err(SandboxError::Start)?;
             self.hand_over(&root).map_err(SandboxError::Start)?;
             root

@@ -44,7 +44,8 @@ pub(super) enum What {
     /// The host's device node of the same path, readable and writable.
     Device,
     /// A fresh `/proc` of the run's PID namespace (the container library
-    /// makes it with the namespace).
+    /// makes it with the namespace), its counters of the whole machine
+    /// ([`MASKED`]) made empty by process 1.
     Proc,
     /// The box: a tmpfs capped at the run's size and number of files, for
     /// everything the run writes.
@@ -88,6 +89,54 @@ pub(super) const ROOT: [Mount; 21] = [
     Mount { at: OUTPUT, what: What::Output },
 ];
 
+/// What of the fresh `/proc` tells of the whole machine rather than of the
+/// run, and so would be a channel between two runs at once (one starts 40
+/// threads, the other sees the machine's thread count rise) or tell a run
+/// of the others: process 1 masks each before the program starts, a file
+/// with an empty one (`/dev/null` bound over it), a directory with an
+/// empty read-only one. The load and the machine's thread count
+/// (`loadavg`), CPU, interrupt, fork and context-switch counts (`stat`,
+/// `interrupts`, `softirqs`, `schedstat`, the idle time in `uptime`),
+/// memory (`meminfo`, `vmstat`, `zoneinfo`, `buddyinfo`, `pagetypeinfo`,
+/// `slabinfo`, `vmallocinfo`, `swaps`), pressure stalls (`pressure/`),
+/// disks and file systems (`diskstats`, `fs/`), the machine's count of
+/// cgroups (`cgroups`), of keys (`key-users`), of file locks (`locks`), and
+/// in `/proc/sys` the machine's open files, inodes, dentries, asynchronous
+/// I/O, terminals and entropy. The rest of `/proc` is the run's own: its
+/// processes (PID namespace), its network, its IPC. `sysinfo(2)`, which
+/// tells the load, the thread count and free memory too, is refused by
+/// the seccomp filter.
+pub(super) const MASKED: [&str; 28] = [
+    "/proc/loadavg",
+    "/proc/stat",
+    "/proc/uptime",
+    "/proc/interrupts",
+    "/proc/softirqs",
+    "/proc/schedstat",
+    "/proc/meminfo",
+    "/proc/vmstat",
+    "/proc/zoneinfo",
+    "/proc/buddyinfo",
+    "/proc/pagetypeinfo",
+    "/proc/slabinfo",
+    "/proc/vmallocinfo",
+    "/proc/swaps",
+    "/proc/pressure",
+    "/proc/diskstats",
+    "/proc/fs",
+    "/proc/cgroups",
+    "/proc/key-users",
+    "/proc/locks",
+    "/proc/sys/fs/file-nr",
+    "/proc/sys/fs/inode-nr",
+    "/proc/sys/fs/inode-state",
+    "/proc/sys/fs/dentry-state",
+    "/proc/sys/fs/aio-nr",
+    "/proc/sys/fs/quota",
+    "/proc/sys/kernel/pty/nr",
+    "/proc/sys/kernel/random/entropy_avail",
+];
+
 /// The paths of the entries of one kind, in order.
 pub(super) fn all(what: What) -> impl Iterator<Item = &'static str> {
     ROOT.iter().filter(move |m| m.what == what).map(|m| m.at)
@@ -116,7 +165,8 @@ pub(super) fn in_system_dirs(path: &Path) -> bool {
 }
 
 /// What the root holds, in words, for the protections list: "/usr, /bin,
-/// … read-only, a minimal /etc and /dev, a fresh /proc".
+/// … read-only, a minimal /etc and /dev, a fresh /proc" (whose counters of
+/// the whole machine, [`MASKED`], are empty).
 pub(super) fn described() -> String {
     let system: Vec<&str> = system_dirs().collect();
     let skeleton: Vec<&str> = all(What::Skeleton).collect();
@@ -144,6 +194,23 @@ mod tests {
                 assert!(!Path::new(inner.at).starts_with(outer.at), "{inner:?} is made before {outer:?}");
             }
         }
+    }
+
+    /// The masked counters are all in the fresh /proc, none of them the
+    /// run's own (`/proc/self`) or a directory the runtimes read (`/proc/sys`
+    /// whole, `/proc/net`), and none is listed twice.
+    #[test]
+    fn only_the_machines_counters_in_proc_are_masked() {
+        for (i, path) in MASKED.iter().enumerate() {
+            assert!(path.starts_with("/proc/"), "{path}");
+            assert!(!MASKED[..i].contains(path), "{path} twice");
+            for own in ["/proc/self", "/proc/thread-self", "/proc/net", "/proc/1"] {
+                assert!(!Path::new(path).starts_with(own), "{path}");
+            }
+            assert_ne!(*path, "/proc/sys");
+        }
+        assert!(MASKED.contains(&"/proc/loadavg") && MASKED.contains(&"/proc/sys/fs/file-nr"));
+        assert!(all(What::Proc).eq(["/proc"]));
     }
 
     #[test]

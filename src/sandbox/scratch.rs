@@ -64,6 +64,22 @@ pub(super) fn unused_uid() -> u32 {
     uid
 }
 
+/// A name no run can guess or count on: 16 hexadecimal digits from the
+/// operating system's random source (or, should it fail, from the
+/// standard library's per-process random keys). A run's cgroup (in
+/// `/proc/self/cgroup`) and container root (in `/proc/self/mountinfo`)
+/// are named with it, where a counter would tell a program how many runs
+/// came before it, and so which game it is in.
+pub(super) fn unguessable() -> String {
+    let bits = getrandom::u64().unwrap_or_else(|_| {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(std::time::SystemTime::now().elapsed().map_or(0, |d| d.as_nanos()));
+        hasher.finish()
+    });
+    format!("{bits:016x}")
+}
+
 /// Copies of the referee where people install it on the search path.
 pub(super) fn installed() -> Vec<PathBuf> {
     let dirs = [

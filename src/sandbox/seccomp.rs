@@ -22,6 +22,16 @@
 //! that file ([`guard`](super::guard)'s set-up), and runs as before.
 //! `fcntl`'s and `ioctl`'s commands are compared as the 32 bits the kernel
 //! reads: a command with its upper bits set is the same command.
+//!
+//! What the machine counts is shared the same way: a run that starts 40
+//! threads moves the machine's thread count another run reads. `/proc`'s
+//! counters are masked in the container ([`root::MASKED`](super::root::MASKED)),
+//! and `sysinfo`, which tells the load, the thread count and free memory,
+//! fails with `EPERM`. The C library's `sysconf(_SC_PHYS_PAGES)` and
+//! `get_avphys_pages` ask `sysinfo` and do not check it, so they answer
+//! nonsense in a run; Python, g++ and its programs, javac and the JVM
+//! (whose heap `grade` sizes with `-Xmx`) were checked to run as before
+//! (`sandbox::python_gcc_and_the_jvm_run_as_before_under_the_lock_rules`).
 
 use std::collections::BTreeMap;
 
@@ -100,6 +110,10 @@ const REFUSED: &[i64] = &[
     libc::SYS_inotify_add_watch,
     libc::SYS_fanotify_init,
     libc::SYS_fanotify_mark,
+    // The machine's load, thread count and free memory: a channel between
+    // runs at once, as the counters `/proc` would show are (see the
+    // module's comment).
+    libc::SYS_sysinfo,
 ];
 
 /// Why the filter could not be made or installed.

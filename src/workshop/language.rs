@@ -301,7 +301,7 @@ impl Languages {
                 .replace("{main}", &shell_words::quote(&main))
                 .replace("{jvm}", &jvm_flags(memory));
             let makefile = match course {
-                Some(course) => format!(" -B -f {}", shell_words::quote(&course.file)),
+                Some(course) => format!(" -B -f {} {MAKE_WARNINGS}", shell_words::quote(&course.file)),
                 None => String::new(),
             };
             let build = match language.entry {
@@ -313,6 +313,19 @@ impl Languages {
         Err(format!("no language found: expected one of {}", self.describe()))
     }
 }
+
+/// What a make build with the course's Makefile is given on its command
+/// line: `-Wall` in every built-in rule that compiles or links C, C++,
+/// Objective-C, Fortran or Pascal. Each of them (`COMPILE.c = $(CC)
+/// $(CFLAGS) $(CPPFLAGS) $(TARGET_ARCH) -c`, `COMPILE.cc`, `LINK.c`, …)
+/// reads `TARGET_ARCH`, which courses leave alone, so a student's `board.c`
+/// in a C++ course whose Makefile sets only `CXXFLAGS` is compiled with
+/// `-Wall` too, while the course's own rules and flags stay as written. Not
+/// `-r` (no built-in rules): a course's Makefile that relies on them
+/// (`prog: main.o board.o`) would no longer build; not `CFLAGS=`: a
+/// command-line variable replaces the Makefile's own value, and with it the
+/// course's other flags.
+pub const MAKE_WARNINGS: &str = "TARGET_ARCH=-Wall";
 
 /// The names GNU make reads a makefile from when told none, in the order
 /// it tries them.
@@ -522,7 +535,10 @@ mod tests {
             tree(&[("Makefile", ""), ("Main.java", "class Main { public static void main(String[] a) {} }")]);
         let commands = builtin.detect_for(dir.path(), 1 << 29, Some(&makefile)).unwrap();
         assert_eq!(commands.language, "Makefile");
-        assert!(commands.build.as_deref().unwrap().starts_with("make -B -f Makefile && "), "{commands:?}");
+        assert!(
+            commands.build.as_deref().unwrap().starts_with("make -B -f Makefile TARGET_ARCH=-Wall && "),
+            "{commands:?}"
+        );
         // Without the course's, the student's makefile is read as make finds it.
         let own = builtin.detect(dir.path(), 1 << 29).unwrap();
         assert!(own.build.as_deref().unwrap().starts_with("make && "), "{own:?}");

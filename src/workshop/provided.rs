@@ -269,11 +269,17 @@ impl Provided {
     /// course's files, sorted: every entry, at any depth, named as one of
     /// `build_names` that is not a provided file (make reads a
     /// `GNUmakefile` or `makefile` before a `Makefile`, and a recursive
-    /// make reads a directory's own), and, beside each provided file, its
-    /// name with [`STAND_IN_SUFFIXES`] (gcc reads `board.h.gch`, a
-    /// precompiled header, before `board.h`).
+    /// make reads a directory's own), beside each provided file its name
+    /// with [`STAND_IN_SUFFIXES`] (gcc reads `board.h.gch`, a precompiled
+    /// header, before `board.h`), and beside each provided source a source
+    /// of the same stem in another language ([`source_stem`]: make's
+    /// built-in rules make `main.o` from a student's `main.c` before the
+    /// course's `main.cpp`), and Python's compiled copy of a provided
+    /// module ([`cached_source`]: an unchecked `__pycache__/board.*.pyc` is
+    /// imported in place of the course's `board.py`, whatever it holds).
     fn stand_ins(&self, source: &Path, build_names: &[String]) -> Vec<PathBuf> {
         let provided = |path: &Path| self.0.files.iter().any(|f| f.path == path);
+        let provided_stems: Vec<PathBuf> = self.0.files.iter().filter_map(|f| source_stem(&f.path)).collect();
         let mut found = Vec::new();
         let mut walk = walkdir::WalkDir::new(source).follow_links(false).min_depth(1).into_iter();
         while let Some(entry) = walk.next() {
@@ -285,7 +291,10 @@ impl Provided {
                     .and_then(|p| p.strip_suffix(suffix))
                     .is_some_and(|stem| provided(Path::new(stem)))
             });
-            if (named && !provided(path)) || stands_in {
+            let same_stem = entry.file_type().is_file()
+                && source_stem(path).is_some_and(|stem| provided_stems.contains(&stem));
+            let cached = cached_source(path).is_some_and(|module| provided(&module));
+            if ((named || same_stem) && !provided(path)) || stands_in || cached {
                 found.push(path.to_owned());
                 if entry.file_type().is_dir() {
                     walk.skip_current_dir();
@@ -301,6 +310,43 @@ impl Provided {
 /// this suffix: gcc's precompiled header (`board.h.gch`, a file or a
 /// directory of them), read before the header it was made from.
 pub const STAND_IN_SUFFIXES: [&str; 1] = [".gch"];
+
+/// The extensions of the sources make's built-in rules compile into an
+/// object (`%.o: %.c`, `%.cc`, `%.C`, `%.cpp`, `%.m`, `%.p`, `%.f`, `%.F`,
+/// `%.r`, `%.s`, `%.S`, `%.mod`) or into a C or Pascal source first (`%.y`,
+/// `%.l`, `%.ym`, `%.yl`, `%.w`, `%.web`), and the other spellings gcc
+/// compiles (`.cxx`, `.c++`, `.cp`, `.CPP`, `.mm`, `.sx`). Headers are none
+/// of them: a student's `board.c` beside the course's `board.h` is theirs.
+pub const SOURCE_EXTENSIONS: [&str; 24] = [
+    "c", "cc", "C", "cpp", "cxx", "c++", "cp", "CPP", "m", "mm", "p", "f", "F", "r", "s", "S", "sx", "mod",
+    "y", "l", "ym", "yl", "w", "web",
+];
+
+/// A source's path without its extension (`src/main` for `src/main.cpp`),
+/// when its extension is one of [`SOURCE_EXTENSIONS`]: two sources with
+/// the same stem make the same object, and make picks one by its own
+/// order of rules (`%.o: %.c` before `%.o: %.cpp`), not by the course's.
+fn source_stem(path: &Path) -> Option<PathBuf> {
+    let extension = path.extension()?.to_str()?;
+    SOURCE_EXTENSIONS.contains(&extension).then(|| path.with_extension(""))
+}
+
+/// The module a file in a `__pycache__` directory is Python's compiled
+/// copy of (`lib/board.py` for `lib/__pycache__/board.cpython-311.pyc`, or
+/// `.opt-1.pyc`; a module's name holds no dot). Python imports such a copy
+/// in place of the source when it says not to check the source (PEP 552's
+/// unchecked hash), so a student's copy of a provided module stands in for
+/// the course's.
+fn cached_source(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let dir = path.parent()?;
+    // Python looks for `.pyc` exactly, on a file system that tells case.
+    if dir.file_name()? != "__pycache__" || path.extension().is_none_or(|e| e != "pyc") {
+        return None;
+    }
+    let module = name.split('.').next()?;
+    Some(dir.parent()?.join(format!("{module}.py")))
+}
 
 /// Writes `file` into the copy at `source`, replacing whatever stood at its
 /// path (a file standing where one of its directories goes too), and says
@@ -492,5 +538,66 @@ mod tests {
             assert!(fs::symlink_metadata(student.path().join(gone)).is_err(), "{gone}");
         }
         assert!(student.path().join("mine.h.gch").exists() && student.path().join("MAKEFILE").exists());
+    }
+
+    #[test]
+    fn a_source_of_a_provided_sources_stem_in_another_language_is_found() {
+        // Found by an attacker: make's built-in `%.o: %.c` comes before
+        // `%.o: %.cpp`, so a student's main.c was compiled (by cc, with no
+        // warning flags) in place of the course's main.cpp.
+        let course = tree(&[
+            ("Makefile", "prog: main.o board.o\n"),
+            ("main.cpp", ""),
+            ("src/io.cc", ""),
+            ("board.h", ""),
+        ]);
+        let provided = Provided::load(course.path()).unwrap();
+        let student = tree(&[
+            ("main.cpp", "mine\n"),
+            ("main.c", ""),
+            ("main.C", ""),
+            ("main.s", ""),
+            ("main.y", ""),
+            ("src/io.c", ""),
+            ("src/io.cpp", ""),
+            // Not a stand-in: a header, another stem, another directory,
+            // no source at all, and the student's board.c for the course's board.h.
+            ("main.h", ""),
+            ("main.txt", ""),
+            ("mainx.c", ""),
+            ("sub/main.c", ""),
+            ("board.c", ""),
+            ("board.cpp", ""),
+        ]);
+        let found: Vec<String> = provided.stand_ins(student.path(), &[]).iter().map(|p| shown(p)).collect();
+        assert_eq!(found, ["main.C", "main.c", "main.s", "main.y", "src/io.c", "src/io.cpp"]);
+        assert_eq!(source_stem(Path::new("a/b.c++")), Some(PathBuf::from("a/b")));
+        assert_eq!(source_stem(Path::new("a/b.h")), None);
+    }
+
+    #[test]
+    fn pythons_compiled_copy_of_a_provided_module_is_found() {
+        // Found by an attacker: an unchecked-hash .pyc of the student's own
+        // board.py is imported in place of the course's board.py.
+        let course = tree(&[("board.py", "course\n"), ("lib/util.py", "")]);
+        let provided = Provided::load(course.path()).unwrap();
+        let student = tree(&[
+            ("__pycache__/board.cpython-311.pyc", ""),
+            ("__pycache__/board.cpython-311.opt-1.pyc", ""),
+            ("lib/__pycache__/util.cpython-312.pyc", ""),
+            // The student's own modules' copies are theirs.
+            ("__pycache__/main.cpython-311.pyc", ""),
+            ("lib/__pycache__/board.cpython-311.pyc", ""),
+            ("board.pyc", ""),
+        ]);
+        let found: Vec<String> = provided.stand_ins(student.path(), &[]).iter().map(|p| shown(p)).collect();
+        assert_eq!(
+            found,
+            [
+                "__pycache__/board.cpython-311.opt-1.pyc",
+                "__pycache__/board.cpython-311.pyc",
+                "lib/__pycache__/util.cpython-312.pyc"
+            ]
+        );
     }
 }

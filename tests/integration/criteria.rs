@@ -412,10 +412,16 @@ fn a_provided_file_that_cannot_be_placed_fails_only_its_submission() {
 /// `students` in `fixtures/attacks/provided-build`, whose course provides
 /// a `Makefile` built with `-Wall` beside `main.cpp` and `board.h`.
 fn grade_course_build(students: &[PathBuf]) -> Graded {
+    grade_course("attacks/provided-build", students)
+}
+
+/// As [`grade_course_build`], with the course of `course` (a fixture
+/// directory holding `provided/`).
+fn grade_course(course: &str, students: &[PathBuf]) -> Graded {
     let out = crate::util::kept_dir().keep();
     let report = out.join("report");
     let run = referee()
-        .current_dir(fixture("attacks/provided-build"))
+        .current_dir(fixture(course))
         .args(["grade", "--warnings", "--provided", "provided", "--jobs", "2", "--tests"])
         .arg(fs::canonicalize(fixture("class/tests")).unwrap())
         .arg("--report")
@@ -467,6 +473,37 @@ fn a_students_own_makefile_is_removed_and_the_courses_is_the_build() {
     }
 }
 
+/// A course whose Makefile relies on make's built-in rules
+/// (`fixtures/attacks/provided-implicit`): a student's `main.c` beside the
+/// course's `main.cpp` was main.o (make's `%.o: %.c` comes first), compiled
+/// by `cc` with no flags, and the course's `main.cpp` never compiled; a
+/// student's `board.c` (C, linked under g++'s names) was compiled with the
+/// course's empty `CFLAGS`, its warning unseen. Both scored 100. Now
+/// `main.c` is removed, saying so, and the course's `main.cpp` is built;
+/// make runs with `TARGET_ARCH=-Wall`, which every built-in compile rule
+/// reads, so `board.c` is compiled with `-Wall` and fails `build-warnings`.
+#[test]
+fn a_source_in_another_language_neither_replaces_the_courses_nor_hides_its_warnings() {
+    let dir = fs::canonicalize(fixture("attacks/provided-implicit/students")).unwrap();
+    let graded =
+        grade_course("attacks/provided-implicit", &["honest", "main-c", "board-c"].map(|s| dir.join(s)));
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    let log = |index: usize| graded.submission(index)["build_log"].as_str().unwrap().to_owned();
+    let honest = graded.submission(0);
+    assert_eq!(verdict_map(honest), expected("pass", "pass"), "{honest:#}");
+    assert!(strings(&honest["provided_removed"]).is_empty(), "{honest:#}");
+    assert!(log(0).contains("-c -o main.o main.cpp\n"), "{}", log(0));
+    let main_c = graded.submission(1);
+    assert_eq!(strings(&main_c["provided_removed"]), ["main.c"], "{main_c:#}");
+    assert_eq!(verdict_map(main_c), expected("pass", "pass"), "{main_c:#}");
+    assert!(log(1).contains("-c -o main.o main.cpp\n") && !log(1).contains("main.c\n"), "{}", log(1));
+    let board_c = graded.submission(2);
+    assert!(strings(&board_c["provided_removed"]).is_empty(), "{board_c:#}");
+    assert_eq!(verdict_map(board_c), expected("wrong", "pass"), "{board_c:#}");
+    assert_eq!(board_c["tests"][0]["detail"], "1 compiler warning", "{board_c:#}");
+    assert!(log(2).contains(" -Wall -c -o board.o board.c\n"), "{}", log(2));
+}
+
 /// A precompiled `board.h.gch` beside a student's `board.cpp`: gcc reads
 /// it in place of the course's `board.h` (here one whose empty square is
 /// `.`), so every game was wrong while the report said the course's
@@ -493,6 +530,42 @@ fn a_precompiled_header_does_not_stand_in_for_the_courses() {
     assert_eq!(verdict_map(result), expected("pass", "pass"), "{result:#}");
     assert_eq!(strings(&result["provided_removed"]), ["board.h.gch"], "{result:#}");
     assert_eq!(strings(&result["provided_missing"]), ["Makefile", "board.h", "main.cpp"], "{result:#}");
+}
+
+/// Python's compiled copy of a provided module: a student's
+/// `__pycache__/board.cpython-*.pyc`, compiled with an unchecked hash
+/// (PEP 552) from a `board.py` whose empty square is `.`, is imported in
+/// place of the course's `board.py` whatever the course's holds, so every
+/// game was wrong while the report said the course's `board.py` was used
+/// (`fixtures/attacks/provided-python`). Now it is removed, saying so. The
+/// `.pyc` is made here with the machine's Python, as a student would make
+/// it with the course's (a `.pyc` is read only by the Python that made it).
+#[test]
+fn a_compiled_python_module_does_not_stand_in_for_the_courses() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("pyc");
+    fs::create_dir(&student).unwrap();
+    fs::copy(fixture("attacks/provided-python/students/pyc/ttt.py"), student.join("ttt.py")).unwrap();
+    fs::copy(fixture("attacks/provided-python/pyc-board.py"), student.join("board.py")).unwrap();
+    let compile = "import py_compile; py_compile.compile('board.py', \
+                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)";
+    let made =
+        std::process::Command::new("python3").current_dir(&student).args(["-c", compile]).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    fs::remove_file(student.join("board.py")).unwrap();
+    let graded = grade_course("attacks/provided-python", &[student]);
+    let result = graded.submission(0);
+    assert_eq!(graded.status, Some(0), "{}\n{result:#}", graded.stderr);
+    let verdicts = verdict_map(result);
+    assert!(verdicts.len() >= GAMES.len() && verdicts.iter().all(|(_, v)| v == "pass"), "{result:#}");
+    let removed = strings(&result["provided_removed"]);
+    assert!(
+        removed.len() == 1
+            && removed[0].starts_with("__pycache__/board.")
+            && Path::new(removed[0]).extension() == Some("pyc".as_ref()),
+        "{result:#}"
+    );
+    assert_eq!(strings(&result["provided_missing"]), ["board.py"], "{result:#}");
 }
 
 /// Students who hide their `-Wall` warnings from g++ with a pragma, in

@@ -294,6 +294,7 @@ fn a_draw_announced_as_a_win_is_wrong_in_any_spelling() {
         ("lea-player-won", "w"),
         ("max-mark-wins", "w"),
         ("ned-lower-case", "w"),
+        ("oli-look-alike", "w"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(s, v)| ((*s).to_owned(), (*v).to_owned())).collect();
     assert_eq!(verdict_map(&graded), want, "{}", graded.stderr);
@@ -302,6 +303,7 @@ fn a_draw_announced_as_a_win_is_wrong_in_any_spelling() {
         ("lea-player-won", "Player X won!"),
         ("max-mark-wins", "X wins!"),
         ("ned-lower-case", "player X wins!"),
+        ("oli-look-alike", "Player X w\u{456}ns!"),
     ] {
         let why = detail(&graded, student, "refusals-draw-again.stdin");
         assert!(

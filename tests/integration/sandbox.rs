@@ -840,16 +840,24 @@ fn seldom_read_system_file() -> PathBuf {
 /// ports, System V message queues, semaphores and shared memory, POSIX shared
 /// memory and message queues, files in `/tmp` and `/dev/shm`, each other's
 /// processes in `/proc`, inotify, dnotify and fanotify on the files both
-/// read, and a shared file's access time
+/// read, a shared file's access time, and the machine's counters: its
+/// thread count (in `/proc/loadavg` and from `sysinfo`, the sender holding
+/// 40 sleeping threads), its open files (`/proc/sys/fs/file-nr`, the sender
+/// holding 150 more), and `/proc/meminfo`, `/proc/stat`, `/proc/vmstat` and
+/// `/proc/pressure`, sensed if they can be read at all; and neither run's
+/// own names count the runs before it (its cgroup in `/proc/self/cgroup`,
+/// its root in `/proc/self/mountinfo`)
 /// (`fixtures/sandbox-channels/channels.c`, bounded by `alarm(30)`).
 #[test]
 fn two_runs_at_once_sense_nothing_of_each_other() {
     use std::time::{Duration, Instant};
     let (sandbox, mut job) = library_sandbox("");
+    // Room for the sender's 40 threads, as a bot's limits give it.
+    job.limits.processes = 64;
     let build = sandbox.scratch().join("build");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sandbox-channels/channels.c");
     let compiled = std::process::Command::new("cc")
-        .args(["-O1", "-o"])
+        .args(["-O1", "-pthread", "-o"])
         .arg(build.join("channels"))
         .arg(&source)
         .status()
@@ -874,6 +882,7 @@ fn two_runs_at_once_sense_nothing_of_each_other() {
     let mut sender = sandbox.start(&job).unwrap();
     let ready = String::from_utf8_lossy(&sender.receive(soon(), 2000).unwrap()).into_owned();
     assert!(ready.starts_with("ready"), "{ready}");
+    assert!(ready.contains(" threads=yes") && ready.contains(" files=yes"), "{ready}");
     watcher.send(b"sense\n", soon()).unwrap();
     let mut report = Vec::new();
     loop {
@@ -887,13 +896,15 @@ fn two_runs_at_once_sense_nothing_of_each_other() {
     watcher.end(Duration::from_secs(1)).unwrap();
     let shown = format!("the sender: {ready}\nthe watcher: {watching}\n{}", report.join("\n"));
     eprintln!("{shown}");
-    assert_eq!(report.len(), 20, "{shown}");
+    assert_eq!(report.len(), 29, "{shown}");
     let sensed: Vec<&String> = report.iter().filter(|line| !line.ends_with(": nothing")).collect();
     assert!(sensed.is_empty(), "one run sensed the other: {sensed:?}\n{shown}");
 }
 
 /// The seccomp filter refuses every file lock (a lock on a file all runs
-/// share is a channel between them), and the runtimes still start and
+/// share is a channel between them) and `sysinfo` (the machine's thread
+/// count and load are one too; the C library's `sysconf(_SC_PHYS_PAGES)`
+/// asks it), `/proc`'s counters are empty, and the runtimes still start and
 /// run as before: Python, a g++ build and its program, javac and the JVM
 /// (which locks a file of its own in `/tmp`, and is kept from making it),
 /// each with exactly its own output and nothing on standard error.

@@ -13,7 +13,8 @@
 //! [`root`](super::root), which [`contained`] walks. Process 1 of the container is the guard again
 //! (**init**, exec'd through `/proc/self/exe`, which no path inside leads
 //! to). Init makes itself non-dumpable, fills the run directory, masks any
-//! copy of the referee the system directories hold, unmounts everything of
+//! copy of the referee the system directories hold and `/proc`'s counters
+//! of the whole machine (a channel between runs), unmounts everything of
 //! the grader's, empties the capability bounding set, sets the limits,
 //! Landlock and the seccomp filter, and starts the program with only its
 //! three standard streams. When the program ends, init measures what it

@@ -14,7 +14,7 @@ use rustix::fs::Mode;
 
 use super::{Named, Places, create_at, open_dir};
 use crate::sandbox::protocol::{Config, FILES, LIVE_END, LIVE_IN, LIVE_OUT, Line, STDIN};
-use crate::sandbox::root::{GRADER, INPUT, OUTPUT, START, devices, readable};
+use crate::sandbox::root::{GRADER, INPUT, MASKED, OUTPUT, START, devices, readable};
 use crate::sandbox::{copy, seccomp};
 
 /// Why a run could not be set up: one variant for each way a step of
@@ -272,7 +272,8 @@ pub(super) fn confine(ruleset: Result<landlock::RulesetCreated, String>, no_secc
     Line::Confined { landlock: landlock.err(), seccomp: seccomp.err() }
 }
 
-/// Set-up, inside the container only: hide every copy of the referee,
+/// Set-up, inside the container only: hide every copy of the referee and
+/// what `/proc` tells of the whole machine ([`mask_host_counters`]),
 /// unmount the grader's directories, and make sure nothing started from
 /// here can hold a capability. After every step that reads the grader's
 /// directories ([`fill_run_directory`], [`open_input`]); before
@@ -287,6 +288,7 @@ pub(super) fn contain(config: &Config) -> Result<(), SetupError> {
                 .map_err(|source| SetupError::Mask { path: path.clone(), source })?;
         }
     }
+    mask_host_counters()?;
     // The grader's directories go with the tmpfs they are mounted in.
     unmount(GRADER, UnmountFlags::DETACH).map_err(SetupError::Unmount)?;
     if [START, INPUT, OUTPUT].iter().any(|dir| Path::new(dir).exists()) {
@@ -305,6 +307,33 @@ pub(super) fn contain(config: &Config) -> Result<(), SetupError> {
         Bits::NO_ROOT | Bits::NO_ROOT_LOCKED | Bits::NO_SETUID_FIXUP | Bits::NO_SETUID_FIXUP_LOCKED,
     )
     .map_err(SetupError::SecureBits)
+}
+
+/// Set-up, inside the container only (from [`contain`]): every path of
+/// [`MASKED`] this kernel has, the machine's counters in `/proc`, made
+/// empty: a file has `/dev/null` bound over it (reading it gives nothing),
+/// a directory an empty read-only tmpfs mounted on it. `/proc/sys` made
+/// read-only would not do: its counters are read, not written. A run can
+/// undo none of it: the filter refuses `mount` and `umount2`, and the
+/// program holds no capability.
+fn mask_host_counters() -> Result<(), SetupError> {
+    use rustix::mount::{MountFlags, mount, mount_bind};
+    for path in MASKED {
+        let masked = match fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => mount(
+                "tmpfs",
+                path,
+                "tmpfs",
+                MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                c"size=4k,nr_inodes=1,mode=0555",
+            ),
+            Ok(_) => mount_bind("/dev/null", path),
+            // What this kernel does not have tells nothing.
+            Err(_) => continue,
+        };
+        masked.map_err(|source| SetupError::Mask { path: PathBuf::from(path), source })?;
+    }
+    Ok(())
 }
 
 /// The most bytes the run may lock in memory (`RLIMIT_MEMLOCK`): locked
