@@ -10,6 +10,10 @@
 //!   [`PlayPlan::min_wins`];
 //! - `legal`: it forfeits none of those games.
 //!
+//! A bot that runs out of time in [`GIVE_UP_AFTER`] games of a test in a row
+//! is not asked again in that test: each game left is a time forfeit that
+//! says so ([`Bot::give_up_after`]), and `legal` counts them.
+//!
 //! A failing test shows the shortest game that fails it, as a move file the
 //! student replays with `ttt-referee`.
 
@@ -24,7 +28,8 @@ use super::stage::{Stage, not_run};
 use super::verdict::warnings_test;
 use crate::arena::record::{self, Recorded};
 use crate::arena::{
-    Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GameResult, Score,
+    Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GIVE_UP_AFTER,
+    GameResult, Score, not_asked,
 };
 use crate::board::Square;
 use crate::engine::EngineKind;
@@ -120,12 +125,6 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
 /// numbered on from `vs-perfect`'s; each recorded in the submission's area.
 fn games(stage: &Stage<'_>, plan: &PlayPlan) -> Result<Vec<Game>, EventError> {
     let built = stage.built;
-    let bot = Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup);
-    let entrants: Vec<Box<dyn Entrant>> = vec![
-        Box::new(bot),
-        Box::new(EngineEntrant::new(EngineKind::Perfect)),
-        Box::new(EngineEntrant::new(EngineKind::Random)),
-    ];
     let mut openings = Vec::new();
     if plan.geometry.cells() <= EVERY_OPENING_SQUARES {
         openings.extend(
@@ -149,6 +148,15 @@ fn games(stage: &Stage<'_>, plan: &PlayPlan) -> Result<Vec<Game>, EventError> {
         .collect();
     let mut games = Vec::new();
     for (test, fixtures) in [("vs-perfect", perfect), ("vs-random", random)] {
+        // A bot of its own for each test: one that keeps running out of
+        // time is given up on in that test alone.
+        let bot = Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup)
+            .give_up_after(GIVE_UP_AFTER);
+        let entrants: Vec<Box<dyn Entrant>> = vec![
+            Box::new(bot),
+            Box::new(EngineEntrant::new(EngineKind::Perfect)),
+            Box::new(EngineEntrant::new(EngineKind::Random)),
+        ];
         let event = Event {
             kind: test,
             geometry: plan.geometry,
@@ -261,7 +269,10 @@ fn vs_random(games: &[Game], play: &PlayPlan) -> TestResult {
 
 fn legal(games: &[Game]) -> TestResult {
     let forfeited: Vec<&Game> = games.iter().filter(|g| g.forfeit().is_some()).collect();
-    let Some(game) = shortest(forfeited.iter().copied()) else {
+    // The game shown is one it was asked in, where there is one.
+    let unasked = forfeited.iter().filter(|g| g.forfeit().is_some_and(not_asked)).count();
+    let asked = shortest(forfeited.iter().copied().filter(|g| !g.forfeit().is_some_and(not_asked)));
+    let Some(game) = asked.or_else(|| shortest(forfeited.iter().copied())) else {
         let detail = format!("it forfeited none of its {} games", games.len());
         return result(PLAY_TESTS[2], Verdict::Pass, detail, None);
     };
@@ -271,8 +282,13 @@ fn legal(games: &[Game]) -> TestResult {
         ForfeitKind::Exited => Verdict::Crashed,
         _ => Verdict::Wrong,
     };
+    let given_up = if unasked == 0 {
+        String::new()
+    } else {
+        format!(" ({unasked} not asked: it ran out of time in {GIVE_UP_AFTER} games in a row)")
+    };
     let detail = format!(
-        "it forfeited {} of its {} games; the shortest: {}: {}",
+        "it forfeited {} of its {} games{given_up}; the shortest: {}: {}",
         forfeited.len(),
         games.len(),
         game.name(),

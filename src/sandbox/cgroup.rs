@@ -36,6 +36,8 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{AccessFlags, Pid, access, geteuid};
 
+use super::cpu_clock::Source;
+
 /// The number of the next run group this process makes (shared by every
 /// [`Cgroups`] in the process, so that names never collide).
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -269,6 +271,20 @@ impl RunGroup {
     #[must_use]
     pub fn no_cpu(&self) -> Option<String> {
         self.cpu.as_ref().err().cloned()
+    }
+
+    /// Where the CPU time of the group's processes is read while they run
+    /// ([`CpuClock`](super::cpu_clock::CpuClock)): v2 its `cpu.stat`,
+    /// which every group has; v1 its processes, listed in `cgroup.procs`
+    /// (the `cpuacct` hierarchy, which would count them, is not one a run's
+    /// group is made in).
+    #[must_use]
+    pub(super) fn cpu_source(&self) -> Source {
+        if self.v2 {
+            Source::Usage(self.dirs[0].join("cpu.stat"))
+        } else {
+            Source::Procs(self.dirs[0].join("cgroup.procs"))
+        }
     }
 
     /// Puts process `pid` (and so every process it starts later) in the group.

@@ -65,6 +65,7 @@
 
 pub mod cgroup;
 pub mod copy;
+mod cpu_clock;
 mod files;
 mod finish;
 mod guard;
@@ -82,6 +83,7 @@ mod seccomp;
 mod wait;
 
 pub use crate::outcome::{Ending, Gaps, Limits, Outcome, Run};
+pub use cpu_clock::CpuClock;
 pub use files::read_capped;
 pub use guard::guard_main;
 pub use host::Sandbox;
