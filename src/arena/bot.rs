@@ -210,15 +210,17 @@ impl Seat for BotSeat {
                     }
                     return Ok(String::from_utf8_lossy(&bytes).into_owned());
                 }
-                Err(Silence::Time) => match clock.expired(Instant::now(), session.cpu_used(true)) {
-                    Expiry::Wait => sent = session.flush(clock.deadline()),
-                    expiry => {
-                        if let Some(ticket) = &mut self.ticket {
-                            ticket.timed_out();
+                Err(Silence::Time) => {
+                    match clock.expired(Instant::now(), session.cpu_used(true), session.computing()) {
+                        Expiry::Wait => sent = session.flush(clock.deadline()),
+                        expiry => {
+                            if let Some(ticket) = &mut self.ticket {
+                                ticket.timed_out();
+                            }
+                            return Err(out_of_time(expiry, allowance));
                         }
-                        return Err(out_of_time(expiry, allowance));
                     }
-                },
+                }
                 Err(silence) => break silence,
             }
         };
@@ -345,7 +347,7 @@ mod tests {
             (
                 Expiry::Computing { cpu: Duration::from_millis(600), wall: Duration::from_secs(4) },
                 "no answer within 1 s: it was computing, and had only 0.60 s of CPU time in 4.00 s (the machine \
-                 was busy; a bot that waits for a core is waited for up to 4 times its time)",
+                 was busy; a bot that waits for a core is waited for up to 10 times its time)",
             ),
             (
                 Expiry::Unknown,

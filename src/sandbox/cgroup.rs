@@ -274,17 +274,13 @@ impl RunGroup {
     }
 
     /// Where the CPU time of the group's processes is read while they run
-    /// ([`CpuClock`](super::cpu_clock::CpuClock)): v2 its `cpu.stat`,
-    /// which every group has; v1 its processes, listed in `cgroup.procs`
-    /// (the `cpuacct` hierarchy, which would count them, is not one a run's
-    /// group is made in).
+    /// ([`CpuClock`](super::cpu_clock::CpuClock)), `first` being the run's
+    /// first process: v2 its `cpu.stat`, which every group has; v1 its
+    /// processes, listed in `cgroup.procs` (the `cpuacct` hierarchy, which
+    /// would count them, is not one a run's group is made in).
     #[must_use]
-    pub(super) fn cpu_source(&self) -> Source {
-        if self.v2 {
-            Source::Usage(self.dirs[0].join("cpu.stat"))
-        } else {
-            Source::Procs(self.dirs[0].join("cgroup.procs"))
-        }
+    pub(super) fn cpu_source(&self, first: u32) -> Source {
+        Source::Group { dir: self.dirs[0].clone(), v2: self.v2, first }
     }
 
     /// Puts process `pid` (and so every process it starts later) in the group.

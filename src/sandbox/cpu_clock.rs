@@ -17,7 +17,13 @@
 //! group ([`CpuClock::set`]), and the clock counts from then; until then it
 //! reads zero. Once the run is over it reads nothing ([`CpuClock::stop`]):
 //! a launcher goes on to other runs. The guard's own time counts too: it
-//! sleeps while the program runs.
+//! mostly sleeps while the program runs.
+//!
+//! The clock also tells whether the program is computing at this moment
+//! ([`CpuClock::computing`]): whether a thread of the run's processes,
+//! the guard's aside (those running the run's first process's binary), is
+//! running or waiting for a core (state `R`). A bot that waits for a core
+//! on a crowded machine is computing, however little CPU it got.
 
 use std::fs;
 use std::path::PathBuf;
@@ -27,10 +33,16 @@ use std::time::Duration;
 /// Where a run's CPU time is read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Source {
-    /// A cgroup v2 group's `cpu.stat`.
-    Usage(PathBuf),
-    /// A cgroup v1 group's `cgroup.procs`.
-    Procs(PathBuf),
+    /// A cgroup's directory (v2: its `cpu.stat`; v1: its processes), and
+    /// the run's first process.
+    Group {
+        /// The group's directory.
+        dir: PathBuf,
+        /// Whether it is a cgroup v2 group.
+        v2: bool,
+        /// The run's first process (its launcher or guard).
+        first: u32,
+    },
     /// The process tree from this process.
     Tree(u32),
 }
@@ -73,6 +85,26 @@ impl CpuClock {
         state.source = None;
     }
 
+    /// Whether the program is computing now: whether a thread of the run's
+    /// processes but the guard's is running or waiting for a core; `None`
+    /// when that cannot be told (no source, or the run is over).
+    #[must_use]
+    pub fn computing(&self) -> Option<bool> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let source = state.source.clone()?;
+        let (pids, first) = match &source {
+            Source::Group { dir, first, .. } => (listed(&dir.join("cgroup.procs"))?, *first),
+            Source::Tree(first) => {
+                let (pids, _) = tree(*first)?;
+                state.known.clone_from(&pids);
+                (pids, *first)
+            }
+        };
+        drop(state);
+        let guard = binary(first)?;
+        Some(pids.into_iter().any(|pid| binary(pid).is_some_and(|b| b != guard) && runnable(pid)))
+    }
+
     /// The CPU time the run has used since its source was set (zero before
     /// it was), or `None` when it cannot be read: the run is over, or its
     /// group or processes cannot be read. `fresh` looks for processes a
@@ -96,19 +128,14 @@ impl CpuClock {
 /// when `fresh` or when one it knew is gone.
 fn read(source: &Source, known: &mut Vec<u32>, fresh: bool) -> Option<Duration> {
     match source {
-        Source::Usage(file) => {
-            let text = fs::read_to_string(file).ok()?;
+        Source::Group { dir, v2: true, .. } => {
+            let text = fs::read_to_string(dir.join("cpu.stat")).ok()?;
             let micros = text.lines().find_map(|line| line.strip_prefix("usage_usec "))?;
             micros.trim().parse().ok().map(Duration::from_micros)
         }
-        Source::Procs(file) => {
-            let text = fs::read_to_string(file).ok()?;
-            let ticks = text
-                .split_whitespace()
-                .filter_map(|pid| pid.parse::<u32>().ok())
-                .filter_map(|pid| process(pid).map(|(_, ticks)| ticks))
-                .sum();
-            Some(from_ticks(ticks))
+        Source::Group { dir, v2: false, .. } => {
+            let pids = listed(&dir.join("cgroup.procs"))?;
+            Some(from_ticks(pids.into_iter().filter_map(|pid| process(pid).map(|(_, ticks)| ticks)).sum()))
         }
         Source::Tree(root) => {
             if !fresh && !known.is_empty() {
@@ -122,6 +149,30 @@ fn read(source: &Source, known: &mut Vec<u32>, fresh: bool) -> Option<Duration> 
             Some(from_ticks(ticks))
         }
     }
+}
+
+/// The processes a `cgroup.procs` lists.
+fn listed(file: &std::path::Path) -> Option<Vec<u32>> {
+    let text = fs::read_to_string(file).ok()?;
+    Some(text.split_whitespace().filter_map(|pid| pid.parse().ok()).collect())
+}
+
+/// The binary process `pid` runs, as its device and inode, if it can be
+/// told.
+fn binary(pid: u32) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(format!("/proc/{pid}/exe")).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// Whether a thread of process `pid` is running or waiting for a core.
+fn runnable(pid: u32) -> bool {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return false };
+    tasks.flatten().any(|task| {
+        fs::read_to_string(task.path().join("stat")).is_ok_and(|text| {
+            text.rsplit_once(')').is_some_and(|(_, rest)| rest.split_whitespace().next() == Some("R"))
+        })
+    })
 }
 
 /// Process `pid`'s parent and CPU time in clock ticks, or `None` if it is
@@ -248,7 +299,66 @@ mod tests {
         let mut child = counter();
         group.add(child.id()).unwrap();
         let clock = CpuClock::default();
-        clock.set(group.cpu_source());
+        clock.set(group.cpu_source(child.id()));
         counts(&mut child, &clock);
+    }
+
+    /// A run: a shell that, told to go, becomes `timeout` (the run's first
+    /// process, as a guard would be) over a shell running `script`.
+    fn run(script: &str) -> (Child, std::process::ChildStdin) {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("read go; exec timeout 60 sh -c '{script}'"))
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        (child, stdin)
+    }
+
+    /// Reads `clock` until it says `computing`: the run's shell takes a
+    /// moment to start and to spin or block. Bounded: after 60 s the run
+    /// is gone, and the clock reads nothing.
+    fn until_computing_is(clock: &CpuClock, computing: bool) {
+        loop {
+            match clock.computing() {
+                Some(now) if now == computing => return,
+                None => panic!("the run ended and was never seen computing: {computing}"),
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// A run whose program spins is computing (its thread is running or
+    /// waiting for a core); one whose program waits for input is not, nor
+    /// is its first process ever counted (waiting for its child, or not).
+    #[test]
+    fn a_run_is_computing_while_a_thread_of_its_program_can_run() {
+        let cgroups = crate::sandbox::cgroup::Cgroups::open().ok();
+        let cases = [("while :; do :; done", true), ("read x", false)];
+        for ((script, computing), grouped) in cases.into_iter().flat_map(|case| [(case, false), (case, true)])
+        {
+            let clock = CpuClock::default();
+            assert_eq!(clock.computing(), None, "not set yet");
+            let (mut child, mut stdin) = run(script);
+            let group =
+                cgroups.as_ref().filter(|_| grouped).map(|cgroups| cgroups.create(64 << 20, 8).unwrap());
+            match &group {
+                Some(group) => {
+                    group.add(child.id()).unwrap();
+                    clock.set(group.cpu_source(child.id()));
+                }
+                None => clock.set(Source::Tree(child.id())),
+            }
+            stdin.write_all(b"go\n").unwrap();
+            until_computing_is(&clock, computing);
+            clock.stop();
+            assert_eq!(clock.computing(), None);
+            // `timeout` passes SIGTERM on to its shell.
+            let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+            nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+            child.wait().unwrap();
+            drop(group);
+        }
     }
 }

@@ -322,7 +322,8 @@ impl Sandbox {
     ) -> Result<Over, SandboxError> {
         let (mut child, group) = self.start_guard(job, config, promise)?;
         if let Some(clock) = clock {
-            clock.set(group.as_ref().map_or(Source::Tree(child.id()), cgroup::RunGroup::cpu_source));
+            let first = child.id();
+            clock.set(group.as_ref().map_or(Source::Tree(first), |group| group.cpu_source(first)));
         }
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
@@ -369,7 +370,7 @@ impl Sandbox {
         }
         if let Some(clock) = clock {
             let first = launcher.process.id();
-            clock.set(launcher.group.as_ref().map_or(Source::Tree(first), cgroup::RunGroup::cpu_source));
+            clock.set(launcher.group.as_ref().map_or(Source::Tree(first), |group| group.cpu_source(first)));
         }
         if launcher.send(config).is_err() {
             launcher.discard();

@@ -162,6 +162,14 @@ impl Session {
         self.clock.used(fresh)
     }
 
+    /// Whether the program is computing now (a thread of it running or
+    /// waiting for a core), or `None` when that cannot be told
+    /// ([`CpuClock::computing`]).
+    #[must_use]
+    pub fn computing(&self) -> Option<bool> {
+        self.clock.computing()
+    }
+
     /// The program's next line of output, without its `\n`, waiting for
     /// it until `deadline`; a line of more than `most` bytes is
     /// [`Silence::TooLong`] (and at most that much is ever held).

@@ -49,6 +49,8 @@
 //!   the grader reads for the copies of the referee to mask and for its
 //!   protections list.
 //! - [`cgroup`]: the control groups.
+//! - `cpu_clock`: a live run's CPU time, read while it runs (its cgroup,
+//!   or its processes in `/proc`), the [`CpuClock`] a [`Session`] reads.
 //! - `protocol`: what the grader and the guard must agree on: the stage
 //!   arguments, the job (`Config`), the area's file names and
 //!   the report lines (`Line`). It imports neither side.
