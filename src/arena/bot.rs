@@ -2,16 +2,21 @@
 //! run of it in the sandbox ([`Sandbox::start`]), started for that game in
 //! a working directory of its own, told each position on its standard input
 //! and read one answer line from its standard output, every read with the
-//! move time as its deadline (the first with a start-up allowance too).
-//! What goes wrong with the program is a forfeit of the right kind: no
-//! answer in time, an answer line that never ends, output closed, an exit
-//! or crash before the game's end, a sandbox limit.
+//! move time as its deadline (the first with a start-up allowance too),
+//! counted in its CPU time as well when it waited for a core
+//! ([`move_clock`](super::move_clock)). What goes wrong with the program is
+//! a forfeit of the right kind: no answer in time (blocked or computing),
+//! an answer line that never ends, output closed, an exit or crash before
+//! the game's end, a sandbox limit. A bot may be given up on after K time
+//! forfeits in a row ([`Bot::give_up_after`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};
+use super::move_clock::{self, Expiry, MoveClock};
+use super::streak::{Streak, Ticket};
 use crate::outcome::{End, megabytes, seconds, signal_name};
 use crate::sandbox::{Collect, Job, Limits, Run, Sandbox, Session, Silence};
 use crate::text;
@@ -29,6 +34,17 @@ pub const EXIT_GRACE: Duration = Duration::from_millis(500);
 const STDERR_LINES: usize = 40;
 const STDERR_BYTES: usize = 4096;
 
+/// After how many time forfeits in a row `grade --play` stops asking a bot
+/// in a test ([`Bot::give_up_after`]).
+pub const GIVE_UP_AFTER: u32 = 3;
+
+/// How a game's forfeit for a bot that was not asked begins.
+const NOT_ASKED: &str = "not asked: ";
+
+/// What a time forfeit tells a bot that was blocked.
+const FLUSH: &str = "an answer is one line, flushed: `print(..., flush=True)` in Python, `std::endl` in C++, \
+                     `System.out.flush()` in Java";
+
 /// A bot, built: the command that runs it, where its runs start, and the
 /// sandbox and limits they run with.
 pub struct Bot {
@@ -38,6 +54,8 @@ pub struct Bot {
     start: PathBuf,
     limits: Limits,
     startup: Duration,
+    /// Its time forfeits in a row, when it is given up on after K.
+    streak: Option<Arc<Streak>>,
 }
 
 impl Bot {
@@ -54,8 +72,33 @@ impl Bot {
             start: built.start.clone(),
             limits,
             startup,
+            streak: None,
         }
     }
+
+    /// The bot, given up on once it has forfeited on time in `k` games in a
+    /// row (in the order games end; 0: never): each game left is a time
+    /// forfeit, "not asked: it ran out of time in K games in a row", with
+    /// no run. Games side by side are held back so that a bot that never
+    /// answers is asked in exactly `k` ([`streak`](super::streak)).
+    #[must_use]
+    pub fn give_up_after(mut self, k: u32) -> Bot {
+        self.streak = (k > 0).then(|| Streak::new(k));
+        self
+    }
+}
+
+/// The forfeit of a game a bot given up on after `k` time forfeits in a
+/// row is not asked in: a time forfeit.
+fn given_up(k: u32) -> Forfeit {
+    Forfeit::new(ForfeitKind::Time, format!("{NOT_ASKED}it ran out of time in {k} games in a row"))
+}
+
+/// Whether `forfeit` is a game a bot given up on was not asked in
+/// ([`Bot::give_up_after`]).
+#[must_use]
+pub fn not_asked(forfeit: &Forfeit) -> bool {
+    forfeit.kind == ForfeitKind::Time && forfeit.detail.starts_with(NOT_ASKED)
 }
 
 impl Entrant for Bot {
@@ -65,11 +108,25 @@ impl Entrant for Bot {
 
     fn join(&self, setup: &Setup, _seat: usize) -> Result<Box<dyn Seat>, Forfeit> {
         // The run's own limits are a backstop: every answer has its own
-        // deadline, and the whole game cannot take longer than every move
-        // at its limit.
+        // deadline, and the whole game cannot take more CPU than every
+        // move at its limit, nor longer than every move waited for to the
+        // cap.
         let moves = u32::try_from(setup.geometry.cells()).unwrap_or(u32::MAX);
-        let game = self.startup + setup.move_time.saturating_mul(moves) + Duration::from_secs(5);
-        let limits = Limits { wall: game, cpu: game, ..self.limits };
+        let thinking = self.startup + setup.move_time.saturating_mul(moves);
+        let slack = Duration::from_secs(5);
+        let limits = Limits {
+            wall: thinking.saturating_mul(move_clock::CAP) + slack,
+            cpu: thinking + slack,
+            ..self.limits
+        };
+        let ticket = match &self.streak {
+            Some(streak) => {
+                let patience = (self.startup + setup.move_time).saturating_mul(move_clock::CAP) + slack;
+                let Some(ticket) = streak.enter(patience) else { return Err(given_up(streak.after())) };
+                Some(ticket)
+            }
+            None => None,
+        };
         let job = Job {
             argv: self.argv.clone(),
             start: Some(self.start.clone()),
@@ -90,6 +147,7 @@ impl Entrant for Bot {
             move_time: setup.move_time,
             limits,
             run: None,
+            ticket,
         }))
     }
 }
@@ -129,35 +187,49 @@ struct BotSeat {
     limits: Limits,
     /// What became of the run, once it is over.
     run: Option<Result<Run, String>>,
+    /// Its place in the bot's row of time forfeits, if it has one.
+    ticket: Option<Ticket>,
 }
 
 impl Seat for BotSeat {
     fn answer(&mut self, position: &Position) -> Result<String, Forfeit> {
         let allowance = if self.first { self.move_time + self.startup } else { self.move_time };
         self.first = false;
-        let deadline = Instant::now() + allowance;
         let Some(session) = self.session.as_mut() else {
             return Err(Forfeit::new(ForfeitKind::Exited, "it had already ended"));
         };
+        let mut clock = MoveClock::new(Instant::now(), allowance, session.cpu_used(false));
         let mut line = position.line();
         line.push('\n');
-        let sent = session.send(line.as_bytes(), deadline);
-        let answer = sent.and_then(|()| session.receive(deadline, ANSWER_BYTES));
-        match answer {
-            Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(Silence::Time) => Err(Forfeit::new(
-                ForfeitKind::Time,
-                format!(
-                    "no answer within {} (an answer is one line, flushed: `print(..., flush=True)` in \
-                     Python, `std::endl` in C++, `System.out.flush()` in Java)",
-                    seconds(allowance)
-                ),
-            )),
-            Err(Silence::TooLong(most)) => Err(Forfeit::new(
+        let mut sent = session.send(line.as_bytes(), clock.deadline());
+        let silence = loop {
+            match sent.and_then(|()| session.receive(clock.deadline(), ANSWER_BYTES)) {
+                Ok(bytes) => {
+                    if let Some(ticket) = &mut self.ticket {
+                        ticket.answered();
+                    }
+                    return Ok(String::from_utf8_lossy(&bytes).into_owned());
+                }
+                Err(Silence::Time) => {
+                    match clock.expired(Instant::now(), session.cpu_used(true), session.computing()) {
+                        Expiry::Wait => sent = session.flush(clock.deadline()),
+                        expiry => {
+                            if let Some(ticket) = &mut self.ticket {
+                                ticket.timed_out();
+                            }
+                            return Err(out_of_time(expiry, allowance));
+                        }
+                    }
+                }
+                Err(silence) => break silence,
+            }
+        };
+        match silence {
+            Silence::TooLong(most) => Err(Forfeit::new(
                 ForfeitKind::NotANumber,
                 format!("its answer ran past {most} bytes without a line end"),
             )),
-            Err(Silence::Closed) => Err(self.closed()),
+            Silence::Time | Silence::Closed => Err(self.closed()),
         }
     }
 
@@ -189,6 +261,31 @@ impl BotSeat {
         self.run = Some(run.map_err(|e| e.to_string()));
         forfeit
     }
+}
+
+/// The forfeit of a bot that gave no answer within `allowance`: what it
+/// was doing when its time passed ([`move_clock`](super::move_clock)).
+fn out_of_time(expiry: Expiry, allowance: Duration) -> Forfeit {
+    let within = format!("no answer within {}", seconds(allowance));
+    let detail = match expiry {
+        Expiry::Computing { cpu, wall } if cpu >= allowance => format!(
+            "{within}: it was computing ({:.2} s of CPU time in {:.2} s)",
+            cpu.as_secs_f64(),
+            wall.as_secs_f64()
+        ),
+        Expiry::Computing { cpu, wall } => format!(
+            "{within}: it was computing, and had only {:.2} s of CPU time in {:.2} s (the machine was busy; \
+             a bot that waits for a core is waited for up to {} times its time)",
+            cpu.as_secs_f64(),
+            wall.as_secs_f64(),
+            move_clock::CAP
+        ),
+        Expiry::Blocked => {
+            format!("{within}, and it was not computing: it was waiting for input, or asleep ({FLUSH})")
+        }
+        Expiry::Wait | Expiry::Unknown => format!("{within} ({FLUSH})"),
+    };
+    Forfeit::new(ForfeitKind::Time, detail)
 }
 
 /// Why a bot whose output closed mid-game did, read from how its run
@@ -228,6 +325,52 @@ mod tests {
         let mut run = made_up::run(ending);
         change(&mut run);
         run
+    }
+
+    /// A time forfeit says what the bot was doing: blocked (the flush
+    /// hint), computing with its time had, or computing on a machine too
+    /// busy to give it its time; without its CPU time, the hint as before.
+    #[test]
+    fn a_time_forfeit_says_whether_it_was_blocked_or_computing() {
+        let second = Duration::from_secs(1);
+        let cases = [
+            (
+                Expiry::Blocked,
+                "no answer within 1 s, and it was not computing: it was waiting for input, or asleep (an answer \
+                 is one line, flushed: `print(..., flush=True)` in Python, `std::endl` in C++, \
+                 `System.out.flush()` in Java)",
+            ),
+            (
+                Expiry::Computing { cpu: second, wall: Duration::from_millis(1500) },
+                "no answer within 1 s: it was computing (1.00 s of CPU time in 1.50 s)",
+            ),
+            (
+                Expiry::Computing { cpu: Duration::from_millis(600), wall: Duration::from_secs(4) },
+                "no answer within 1 s: it was computing, and had only 0.60 s of CPU time in 4.00 s (the machine \
+                 was busy; a bot that waits for a core is waited for up to 10 times its time)",
+            ),
+            (
+                Expiry::Unknown,
+                "no answer within 1 s (an answer is one line, flushed: `print(..., flush=True)` in Python, \
+                 `std::endl` in C++, `System.out.flush()` in Java)",
+            ),
+        ];
+        for (expiry, detail) in cases {
+            let forfeit = out_of_time(expiry, second);
+            assert_eq!((forfeit.kind, forfeit.detail.as_str()), (ForfeitKind::Time, detail), "{expiry:?}");
+            assert!(!not_asked(&forfeit));
+        }
+    }
+
+    /// A game a bot given up on is not asked in is a time forfeit, told
+    /// apart from the others.
+    #[test]
+    fn a_game_not_asked_is_a_time_forfeit_that_says_so() {
+        let forfeit = given_up(3);
+        assert_eq!(forfeit.kind, ForfeitKind::Time);
+        assert_eq!(forfeit.detail, "not asked: it ran out of time in 3 games in a row");
+        assert!(not_asked(&forfeit));
+        assert!(!not_asked(&Forfeit::new(ForfeitKind::Exited, forfeit.detail.clone())));
     }
 
     /// Every way a bot's run can end once its output closed, and the

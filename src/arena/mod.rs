@@ -7,7 +7,9 @@
 //! - [`entrant`]: the contract a participant keeps ([`Entrant`], [`Seat`]);
 //! - [`engines`]: the computer engines as participants;
 //! - [`bot`]: people's programs as participants, each game a live run in
-//!   the sandbox;
+//!   the sandbox; [`move_clock`] the time of each answer (the wall clock,
+//!   and the bot's CPU time on a busy machine); [`streak`] the bot given up
+//!   on after K time forfeits in a row;
 //! - [`answer`]: judging an answer's text;
 //! - [`contest`]: one game between seats;
 //! - [`record`]: a game's record, written and read back;
@@ -25,13 +27,15 @@ pub mod engines;
 pub mod entrant;
 pub mod event;
 pub mod explore;
+pub mod move_clock;
 pub mod record;
 pub mod report;
 pub mod result;
 pub mod schedule;
 pub mod standings;
+pub mod streak;
 
-pub use bot::{Bot, Unbuilt};
+pub use bot::{Bot, GIVE_UP_AFTER, Unbuilt, not_asked};
 pub use contest::{Ending, Played, Score};
 pub use engines::EngineEntrant;
 pub use entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};

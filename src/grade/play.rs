@@ -17,6 +17,10 @@
 //!   ([`PlayPlan::bars`]);
 //! - `legal`: it forfeits none of those games.
 //!
+//! A bot that runs out of time in [`GIVE_UP_AFTER`] games of a test in a row
+//! is not asked again in that test: each game left is a time forfeit that
+//! says so ([`Bot::give_up_after`]), and `legal` counts them.
+//!
 //! A failing test shows the shortest game that fails it, as a move file the
 //! student replays with `ttt-referee`.
 
@@ -33,7 +37,8 @@ use super::verdict::warnings_test;
 use crate::arena::explore::{Explorer, Knowledge, Odds, Replies};
 use crate::arena::record::{self, Recorded};
 use crate::arena::{
-    Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GameResult, Score,
+    Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GIVE_UP_AFTER,
+    GameResult, Score, not_asked,
 };
 use crate::board::{Square, Storage};
 use crate::engine::EngineKind;
@@ -190,6 +195,10 @@ struct Games<'s, 'p> {
     knowledge: Arc<Mutex<Knowledge>>,
     openings: Vec<Vec<Move>>,
     played: Vec<Game>,
+    /// The test whose games the bot in `entrants` plays: each test has a
+    /// bot of its own, so one given up on for running out of time
+    /// ([`GIVE_UP_AFTER`]) is given up on in that test alone.
+    bot_for: &'static str,
 }
 
 /// One tree of `vs-perfect`'s or `vs-random`'s: the bot's seat and the
@@ -202,11 +211,9 @@ struct Root {
 
 impl<'s, 'p> Games<'s, 'p> {
     fn new(stage: &'s Stage<'p>, plan: &'s PlayPlan) -> Games<'s, 'p> {
-        let built = stage.built;
         let knowledge = Knowledge::shared();
-        let bot = Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup);
         let entrants: Vec<Box<dyn Entrant>> = vec![
-            Box::new(bot),
+            Box::new(Self::bot(stage, plan)),
             Box::new(Explorer::new("perfect", Replies::Optimal, Arc::clone(&knowledge))),
             Box::new(Explorer::new("every-reply", Replies::Every, Arc::clone(&knowledge))),
             Box::new(EngineEntrant::new(EngineKind::Random)),
@@ -222,7 +229,13 @@ impl<'s, 'p> Games<'s, 'p> {
         } else {
             Vec::new()
         };
-        Games { stage, plan, entrants, knowledge, openings, played: Vec::new() }
+        Games { stage, plan, entrants, knowledge, openings, played: Vec::new(), bot_for: PLAY_TESTS[0] }
+    }
+
+    /// A fresh bot for a test's games.
+    fn bot(stage: &Stage<'_>, plan: &PlayPlan) -> Bot {
+        Bot::new(stage.built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup)
+            .give_up_after(GIVE_UP_AFTER)
     }
 
     fn knowledge(&self) -> std::sync::MutexGuard<'_, Knowledge> {
@@ -249,6 +262,10 @@ impl<'s, 'p> Games<'s, 'p> {
     /// Plays `fixtures` of `test`, `jobs` at a time, learning the bot's
     /// answers from each; returns how many of them the bot played.
     fn play(&mut self, test: &'static str, fixtures: Vec<Fixture>, counted: bool) -> Result<(), EventError> {
+        if test != self.bot_for {
+            self.entrants[BOT] = Box::new(Self::bot(self.stage, self.plan));
+            self.bot_for = test;
+        }
         let event = Event {
             kind: test,
             geometry: self.plan.geometry,
@@ -620,7 +637,10 @@ fn versus_test(
 
 fn legal(games: &[Game]) -> TestResult {
     let forfeited: Vec<&Game> = games.iter().filter(|g| g.forfeit().is_some()).collect();
-    let Some(game) = shortest(forfeited.iter().copied()) else {
+    // The game shown is one it was asked in, where there is one.
+    let unasked = forfeited.iter().filter(|g| g.forfeit().is_some_and(not_asked)).count();
+    let asked = shortest(forfeited.iter().copied().filter(|g| !g.forfeit().is_some_and(not_asked)));
+    let Some(game) = asked.or_else(|| shortest(forfeited.iter().copied())) else {
         let detail = format!("it forfeited none of its {} games", games.len());
         return result(PLAY_TESTS[2], Verdict::Pass, detail, None);
     };
@@ -630,8 +650,13 @@ fn legal(games: &[Game]) -> TestResult {
         ForfeitKind::Exited => Verdict::Crashed,
         _ => Verdict::Wrong,
     };
+    let given_up = if unasked == 0 {
+        String::new()
+    } else {
+        format!(" ({unasked} not asked: it ran out of time in {GIVE_UP_AFTER} games in a row)")
+    };
     let detail = format!(
-        "it forfeited {} of its {} games; the shortest: {}: {}",
+        "it forfeited {} of its {} games{given_up}; the shortest: {}: {}",
         forfeited.len(),
         games.len(),
         game.name(),

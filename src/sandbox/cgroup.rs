@@ -36,6 +36,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{AccessFlags, Pid, access, geteuid};
 
+use super::cpu_clock::Source;
 use super::scratch::unguessable;
 
 /// The cgroup v2 set-up this process made (the leaf it moved into, the
@@ -269,6 +270,16 @@ impl RunGroup {
     #[must_use]
     pub fn no_cpu(&self) -> Option<String> {
         self.cpu.as_ref().err().cloned()
+    }
+
+    /// Where the CPU time of the group's processes is read while they run
+    /// ([`CpuClock`](super::cpu_clock::CpuClock)), `first` being the run's
+    /// first process: v2 its `cpu.stat`, which every group has; v1 its
+    /// processes, listed in `cgroup.procs` (the `cpuacct` hierarchy, which
+    /// would count them, is not one a run's group is made in).
+    #[must_use]
+    pub(super) fn cpu_source(&self, first: u32) -> Source {
+        Source::Group { dir: self.dirs[0].clone(), v2: self.v2, first }
     }
 
     /// Puts process `pid` (and so every process it starts later) in the group.

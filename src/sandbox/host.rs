@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use super::cpu_clock::{CpuClock, Source};
 use super::files::{measure, read_capped};
 use super::finish::{Over, group_gaps, settled};
 use super::in_flight::collect_in_flight;
@@ -189,7 +190,7 @@ impl Sandbox {
         let (area, root) = self.place()?;
         let result = self
             .prepare(job, &area, &root, false, promise)
-            .and_then(|config| self.run_in(job, &config, &area, promise));
+            .and_then(|config| self.run_in(job, &config, &area, promise, None));
         self.clear(&area, root);
         result
     }
@@ -223,22 +224,24 @@ impl Sandbox {
     }
 
     /// Runs a job whose area is laid out (`config`, from
-    /// [`Sandbox::prepare`] with the same `promise`) and waits for it.
+    /// [`Sandbox::prepare`] with the same `promise`) and waits for it;
+    /// `clock`, for a live run, is set to read the run's CPU time.
     pub(super) fn run_in(
         &self,
         job: &Job,
         config: &[u8],
         area: &Path,
         promise: Promise,
+        clock: Option<&CpuClock>,
     ) -> Result<Run, SandboxError> {
         let began = Instant::now();
         let launcher = if self.faulty(Fault::NoLaunchers) { None } else { self.launchers.take(&job.limits) };
         let over = match launcher {
-            Some(launcher) => match self.by_launcher(launcher, job, config, area, began, promise)? {
+            Some(launcher) => match self.by_launcher(launcher, job, config, area, (began, clock), promise)? {
                 Some(over) => over,
-                None => self.by_guard(job, config, began, promise)?,
+                None => self.by_guard(job, config, (began, clock), promise)?,
             },
-            None => self.by_guard(job, config, began, promise)?,
+            None => self.by_guard(job, config, (began, clock), promise)?,
         };
         Sandbox::finish(job, area, over, promise)
     }
@@ -315,10 +318,14 @@ impl Sandbox {
         &self,
         job: &Job,
         config: &[u8],
-        began: Instant,
+        (began, clock): (Instant, Option<&CpuClock>),
         promise: Promise,
     ) -> Result<Over, SandboxError> {
         let (mut child, group) = self.start_guard(job, config, promise)?;
+        if let Some(clock) = clock {
+            let first = child.id();
+            clock.set(group.as_ref().map_or(Source::Tree(first), |group| group.cpu_source(first)));
+        }
         let mut stdout = child.stdout.take();
         let mut report = Vec::new();
         let deadline = began + job.limits.wall + GRACE;
@@ -355,12 +362,16 @@ impl Sandbox {
         job: &Job,
         config: &[u8],
         area: &Path,
-        began: Instant,
+        (began, clock): (Instant, Option<&CpuClock>),
         promise: Promise,
     ) -> Result<Option<Over>, SandboxError> {
         if let Err(refused) = promise.check(&group_gaps(&launcher.group)) {
             launcher.discard();
             return Err(refused);
+        }
+        if let Some(clock) = clock {
+            let first = launcher.process.id();
+            clock.set(launcher.group.as_ref().map_or(Source::Tree(first), |group| group.cpu_source(first)));
         }
         if launcher.send(config).is_err() {
             launcher.discard();

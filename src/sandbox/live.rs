@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
 use super::protocol::{LIVE_END, LIVE_IN, LIVE_OUT};
-use super::{Job, Run, Sandbox, SandboxError};
+use super::{CpuClock, Job, Run, Sandbox, SandboxError};
 
 /// How often a wait with nothing to read looks whether the run has ended
 /// without its output closing (its guard failed before the program
@@ -42,6 +42,10 @@ pub struct Session {
     end: Option<File>,
     /// Bytes read past the last line handed out.
     pending: Vec<u8>,
+    /// Bytes sent but not yet written (the program was not reading).
+    outgoing: Vec<u8>,
+    /// The CPU time the run has used.
+    clock: CpuClock,
     /// Its output closed: nothing more will come.
     closed: bool,
     /// The run, on its own thread.
@@ -98,8 +102,11 @@ impl Sandbox {
         };
         let sandbox = Arc::clone(self);
         let job = job.clone();
+        let clock = CpuClock::default();
+        let run_clock = clock.clone();
         let run = std::thread::spawn(move || {
-            let result = sandbox.run_in(&job, &config, &area, promise);
+            let result = sandbox.run_in(&job, &config, &area, promise, Some(&run_clock));
+            run_clock.stop();
             sandbox.clear(&area, root);
             result
         });
@@ -108,6 +115,8 @@ impl Sandbox {
             output,
             end: Some(end),
             pending: Vec::new(),
+            outgoing: Vec::new(),
+            clock,
             closed: false,
             run: Some(run),
         })
@@ -116,13 +125,22 @@ impl Sandbox {
 
 impl Session {
     /// Writes `bytes` to the program's standard input, waiting for room
-    /// until `deadline`.
+    /// until `deadline`; on [`Silence::Time`] what is left is kept for
+    /// [`Session::flush`] (and goes before what is sent next).
     pub fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), Silence> {
+        self.outgoing.extend_from_slice(bytes);
+        self.flush(deadline)
+    }
+
+    /// Writes what is left of the bytes sent, waiting for room until
+    /// `deadline`.
+    pub fn flush(&mut self, deadline: Instant) -> Result<(), Silence> {
         let Some(input) = self.input.as_mut() else { return Err(Silence::Closed) };
-        let mut left = bytes;
-        while !left.is_empty() {
-            match input.write(left) {
-                Ok(n) => left = &left[n..],
+        while !self.outgoing.is_empty() {
+            match input.write(&self.outgoing) {
+                Ok(n) => {
+                    self.outgoing.drain(..n);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     if ready(&*input, PollFlags::OUT, deadline).is_none() {
                         return Err(Silence::Time);
@@ -133,6 +151,23 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// The CPU time the run has used so far (from when its first process
+    /// was in its group), or `None` when it cannot be told; `fresh` also
+    /// counts processes it started since the last fresh reading, where no
+    /// cgroup holds them all ([`CpuClock::used`]).
+    #[must_use]
+    pub fn cpu_used(&self, fresh: bool) -> Option<Duration> {
+        self.clock.used(fresh)
+    }
+
+    /// Whether the program is computing now (a thread of it running or
+    /// waiting for a core), or `None` when that cannot be told
+    /// ([`CpuClock::computing`]).
+    #[must_use]
+    pub fn computing(&self) -> Option<bool> {
+        self.clock.computing()
     }
 
     /// The program's next line of output, without its `\n`, waiting for

@@ -49,6 +49,8 @@
 //!   the grader reads for the copies of the referee to mask and for its
 //!   protections list.
 //! - [`cgroup`]: the control groups.
+//! - `cpu_clock`: a live run's CPU time, read while it runs (its cgroup,
+//!   or its processes in `/proc`), the [`CpuClock`] a [`Session`] reads.
 //! - `protocol`: what the grader and the guard must agree on: the stage
 //!   arguments, the job (`Config`), the area's file names and
 //!   the report lines (`Line`). It imports neither side.
@@ -65,6 +67,7 @@
 
 pub mod cgroup;
 pub mod copy;
+mod cpu_clock;
 mod files;
 mod finish;
 mod guard;
@@ -82,6 +85,7 @@ mod seccomp;
 mod wait;
 
 pub use crate::outcome::{Ending, Gaps, Limits, Outcome, Run};
+pub use cpu_clock::CpuClock;
 pub use files::read_capped;
 pub use guard::guard_main;
 pub use host::Sandbox;

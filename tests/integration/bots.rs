@@ -88,7 +88,8 @@ fn a_perfect_negamax_bot_draws_every_game_against_perfect() {
 
 /// Each bot that breaks the protocol forfeits for its own reason, and the
 /// match ends however it misbehaves (the slow and silent ones at the move
-/// time, the flood at the answer's size).
+/// time, the flood at the answer's size). A time forfeit says what the bot
+/// was doing: blocked (no CPU: the flush hint) or computing.
 #[test]
 fn every_way_to_forfeit_forfeits_for_its_own_reason() {
     let cases = [
@@ -97,9 +98,15 @@ fn every_way_to_forfeit_forfeits_for_its_own_reason() {
         ("not-a-number", "not-a-number", "answered `1,1`; expected a square from 1 to 9"),
         ("chatty", "not-a-number", "answered `thinking about 3 3 3"),
         ("flood", "not-a-number", "its answer ran past 4096 bytes without a line end"),
-        ("slow", "time", "no answer within 1.5 s"),
-        ("silent", "time", "no answer within 1.5 s"),
-        ("no-flush", "time", "flushed: `print(..., flush=True)` in Python"),
+        ("slow", "time", "no answer within 1.5 s, and it was not computing"),
+        ("silent", "time", "no answer within 1.5 s, and it was not computing"),
+        (
+            "no-flush",
+            "time",
+            "it was not computing: it was waiting for input, or asleep (an answer is one line, flushed: \
+             `print(..., flush=True)` in Python",
+        ),
+        ("spin", "time", "no answer within 1.5 s: it was computing ("),
         ("crash", "exited", "it exited with status 1 before the game ended"),
         ("closer", "output-closed", "it closed its standard output before the game ended"),
         ("hog", "limit", "it ran out of memory (512 MB)"),
@@ -295,6 +302,41 @@ fn grade_play_grades_bots_by_their_games() {
     );
     let crash = tests("crash");
     assert!(crash[2]["stderr"].as_str().unwrap().contains("RuntimeError"), "{}", crash[2]);
+}
+
+/// A bot that never answers is asked in 3 games of each test, however many
+/// run at once (here 4): each of the others is a time forfeit that says it
+/// was not asked, and `legal` counts them, showing a game it was asked in.
+#[test]
+fn grade_play_gives_up_on_a_silent_bot_after_three_time_forfeits_in_a_row() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--games", "4", "--min-wins", "1", "--move-time", "0.5", "--startup", "1"])
+        .args(["--jobs", "4", "--report"])
+        .arg(&report)
+        .arg(bot("silent"))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let tests = json["submissions"][0]["tests"].as_array().unwrap();
+    let legal = tests.iter().find(|t| t["test"] == "legal").unwrap();
+    assert_eq!(legal["verdict"], "time-limit", "{legal}\n{stderr}");
+    let detail = legal["detail"].as_str().unwrap();
+    // 20 games of vs-perfect and 4 of vs-random, 3 of each asked.
+    assert!(
+        detail.starts_with(
+            "it forfeited 24 of its 24 games (18 not asked: it ran out of time in 3 games in a row); \
+             the shortest: game "
+        ),
+        "{detail}"
+    );
+    assert!(
+        detail.contains(" (vs-perfect, as X): time: no answer within 1.5 s, and it was not computing"),
+        "{detail}"
+    );
 }
 
 #[test]
