@@ -140,6 +140,14 @@ impl Knowledge {
         self.varied.as_ref()
     }
 
+    /// How much the games have shown: every answer and every forfeit
+    /// seen. A round of games that leaves it unchanged learned nothing (the
+    /// bot was not even asked): playing on would only repeat it.
+    #[must_use]
+    pub fn learned(&self) -> usize {
+        self.answers.values().map(BTreeSet::len).sum::<usize>() + self.forfeited.len()
+    }
+
     /// How many positions the bot has been seen to answer.
     #[must_use]
     pub fn positions(&self) -> usize {

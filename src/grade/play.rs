@@ -332,7 +332,13 @@ impl<'s, 'p> Games<'s, 'p> {
                 })
                 .collect();
             games += fixtures.len() as u64;
+            let learned = self.knowledge().learned();
             self.play(test, fixtures, true)?;
+            if self.knowledge().learned() == learned {
+                // Nothing learned: the bot was not asked (given up on, or
+                // it could not start), and another round would be the same.
+                return Ok(games);
+            }
         }
     }
 
@@ -393,7 +399,9 @@ impl<'s, 'p> Games<'s, 'p> {
             if self.knowledge().varied().is_some() {
                 "it answered a position two ways, so no single tree of answers gives its odds".to_owned()
             } else {
-                "the tree of every reply did not fit the budget (--proof-games)".to_owned()
+                "the tree of every reply was not played whole: it stopped answering, or the tree is past \
+                 --proof-games"
+                    .to_owned()
             }
         };
         let sampled = self.sample(PLAY_TESTS[1], RANDOM, self.plan.bars, false)?;
