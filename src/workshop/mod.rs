@@ -193,11 +193,14 @@ impl Workshop {
         self.sandbox.stopper()
     }
 
-    /// Ctrl-C or SIGTERM stops as [`Workshop::stopper`] does; a second
-    /// signal ends the process at once, with exit status `status`.
+    /// Ctrl-C, SIGTERM or SIGHUP (its terminal closed) stops as
+    /// [`Workshop::stopper`] does; a second signal ends the process at
+    /// once, with exit status `status` (its scratch is then left to the
+    /// next sandbox's sweep).
     pub fn stop_on_signals(&self, status: u8) {
         let stop = self.stopper();
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP]
+        {
             let _ =
                 signal_hook::flag::register_conditional_shutdown(signal, status.into(), Arc::clone(&stop));
             let _ = signal_hook::flag::register(signal, Arc::clone(&stop));

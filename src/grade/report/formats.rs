@@ -22,8 +22,29 @@ pub fn score(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
+/// The most failing tests the terminal's table names in a row; the rest
+/// are counted.
+const TABLE_FAILED: usize = 3;
+
+/// The tests of `r` that did not pass, as the terminal's table names them:
+/// `vs-perfect, legal`; at most [`TABLE_FAILED`] then `(+N more)`; `all`
+/// when every one of several failed (a failed build, say); empty when none
+/// did.
+fn failed_tests(r: &SubmissionResult) -> String {
+    let failed: Vec<&str> =
+        r.tests.iter().filter(|t| t.verdict != Verdict::Pass).map(|t| t.test.as_str()).collect();
+    if failed.len() > 1 && failed.len() == r.tests.len() {
+        return "all".to_owned();
+    }
+    let mut text = failed.iter().take(TABLE_FAILED).map(|name| inert(name)).collect::<Vec<_>>().join(", ");
+    if failed.len() > TABLE_FAILED {
+        let _ = write!(text, " (+{} more)", failed.len() - TABLE_FAILED);
+    }
+    text
+}
+
 /// The terminal's table: submission, language, score, tests, then a count
-/// per verdict.
+/// per verdict, then the tests that failed, by name.
 pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
     let widest = |header: &str, text: &dyn Fn(&SubmissionResult) -> &str| {
         results.iter().map(|r| inert(text(r)).chars().count()).max().unwrap_or(0).max(header.len())
@@ -34,7 +55,7 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
     for verdict in Verdict::ALL {
         write!(out, "  {}", verdict.name())?;
     }
-    writeln!(out)?;
+    writeln!(out, "  failed")?;
     for r in results {
         write!(
             out,
@@ -47,7 +68,12 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
         for verdict in Verdict::ALL {
             write!(out, "  {:>w$}", r.count(verdict), w = verdict.name().len())?;
         }
-        writeln!(out)?;
+        let failed = failed_tests(r);
+        if failed.is_empty() {
+            writeln!(out)?;
+        } else {
+            writeln!(out, "  {failed}")?;
+        }
     }
     Ok(())
 }
@@ -364,4 +390,50 @@ pub(super) fn capitalized(text: &str) -> String {
 /// A name made safe for an HTML id.
 fn anchor(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submission(name: &str, verdicts: &[(&str, Verdict)]) -> SubmissionResult {
+        let tests = verdicts
+            .iter()
+            .map(|&(test, verdict)| TestResult::not_run(test, verdict, String::new()))
+            .collect();
+        SubmissionResult::graded(name.to_owned(), "C".to_owned(), None, tests)
+    }
+
+    #[test]
+    fn the_table_names_the_tests_that_failed() {
+        let results = [
+            submission("ann", &[("vs-perfect", Verdict::Pass), ("vs-random", Verdict::Pass)]),
+            submission(
+                "bo",
+                &[("vs-perfect", Verdict::Wrong), ("legal", Verdict::TimeLimit), ("x", Verdict::Pass)],
+            ),
+            submission("cy", &[("a", Verdict::BuildFailed), ("b", Verdict::BuildFailed)]),
+            submission(
+                "dee\u{1b}",
+                &[
+                    ("1", Verdict::Wrong),
+                    ("2", Verdict::Wrong),
+                    ("3", Verdict::Crashed),
+                    ("4\u{1b}[2J", Verdict::Wrong),
+                    ("5", Verdict::Wrong),
+                    ("6", Verdict::Pass),
+                ],
+            ),
+        ];
+        let mut out = Vec::new();
+        table(&results, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with("  build-failed  error  failed"), "{text}");
+        assert!(lines[1].ends_with("  0"), "nothing failed, nothing named: {text}");
+        assert!(lines[2].ends_with("  0  vs-perfect, legal"), "{text}");
+        assert!(lines[3].ends_with("  0  all"), "{text}");
+        assert!(lines[4].ends_with("  0  1, 2, 3 (+2 more)"), "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+    }
 }
