@@ -325,7 +325,7 @@ mod tests {
             seed: 0,
             move_time: Duration::from_secs(1),
             entrants: &entrants,
-            fixtures: schedule::match_games(2, 2),
+            fixtures: schedule::match_games(2, 2, 0),
             openings: Vec::new(),
             stop: None,
         };
