@@ -453,3 +453,68 @@ fn a_bot_named_like_an_engine_plays_beside_it() {
         serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
     assert_eq!(json["games"].as_array().unwrap().len(), 2, "{json}");
 }
+
+/// A failing test's game is written beside the report as a move file, which
+/// the referee replays and `match --from` plays on from; `report.html` shows
+/// it move by move and links it.
+#[test]
+fn a_failing_game_is_written_beside_the_report_and_played_on_from() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--games", "2", "--min-wins", "0", "--move-time", "0.5", "--seed", "4"])
+        .arg("--report")
+        .arg(&report)
+        .args(["first-c", "taken"].map(bot))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // The table names the failing tests.
+    let table = text(&out.stdout);
+    assert!(table.lines().any(|l| l.starts_with("first-c ") && l.ends_with("  vs-perfect")), "{table}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let lost = &json["submissions"][0]["tests"][0];
+    assert_eq!(lost["test"], "vs-perfect");
+    let file = report.join("games/first-c/vs-perfect.txt");
+    let game = fs::read_to_string(&file).unwrap();
+    assert_eq!(game, lost["smallest_failing_input"]["input"].as_str().unwrap(), "the record whole");
+    let refereed = referee().arg(&file).output().unwrap();
+    assert_eq!(refereed.status.code(), Some(0));
+    assert!(text(&refereed.stdout).contains("\nWinner: "), "{}", text(&refereed.stdout));
+    // Every failing test of `taken` has its game (it passes vs-random with
+    // --min-wins 0), a forfeit's answer its last line.
+    for test in ["vs-perfect", "legal"] {
+        let record = report.join(format!("games/taken/{test}.txt"));
+        let refereed = referee().arg(&record).output().unwrap();
+        assert_eq!(refereed.status.code(), Some(0), "{test}");
+        assert!(text(&refereed.stdout).contains(" marked square\n"), "{test}: {}", text(&refereed.stdout));
+    }
+    for passed in ["first-c/legal.txt", "taken/vs-random.txt"] {
+        assert!(!report.join("games").join(passed).exists(), "a passing test has no game: {passed}");
+    }
+    // The student plays on from the position before the losing move.
+    let moves = game.lines().skip(3).count();
+    let after = (moves - 1).to_string();
+    let replay = dir.path().join("replay");
+    let out = referee()
+        .arg("match")
+        .arg(bot("first-c"))
+        .args(["perfect", "-q", "--after", &after, "--from"])
+        .arg(&file)
+        .arg("--report")
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let first: Vec<&str> = game.lines().skip(3).take(moves - 1).collect();
+    for n in 1..=2 {
+        let record = fs::read_to_string(replay.join(format!("games/00{n}.txt"))).unwrap();
+        let played: Vec<&str> = record.lines().skip(3).take(first.len()).collect();
+        assert_eq!(played, first, "{record}");
+    }
+    let html = fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains(r#"<a href="games/first-c/vs-perfect.txt">"#), "no link to the game");
+    assert_eq!(html.matches(r#"<div class="game" data-moves=""#).count(), 3, "a game for each failing test");
+    assert_eq!(html.matches(r#"<section class="submission">"#).count(), 2, "a section for each student");
+}

@@ -10,6 +10,7 @@ use std::time::Duration;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Serialize;
 
+use super::games::{self, GameFiles};
 use crate::check::Unmatched;
 use crate::grade::result::{SubmissionResult, TestResult, Verdict};
 use crate::spreadsheet::CsvTable;
@@ -277,6 +278,7 @@ pub fn html_page(
     results: &[SubmissionResult],
     protections: &str,
     seed: Option<u64>,
+    games: &GameFiles,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let page = html! {
@@ -286,7 +288,7 @@ pub fn html_page(
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { "Grades — ttt-referee" }
-                style { (PreEscaped(STYLE)) }
+                style { (PreEscaped(STYLE)) (PreEscaped(games::STYLE)) }
             }
             body {
                 h1 { "Grades" }
@@ -321,57 +323,75 @@ pub fn html_page(
                     }
                 }
                 details { summary { "Protections in force during this run" } pre { (inert_lines(protections)) } }
-                @for r in results {
-                    h2 #{ "s-" (anchor(&r.submission)) } { (inert(&r.submission)) " — " (score(r.score)) }
-                    p { "Language: " (inert(&r.language)) }
-                    @for note in r.provided_notes() { p.provided { (inert(&note)) } }
-                    @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
-                        details open[r.build_failed] { summary { "build log" } pre { (inert_lines(log)) } }
-                    }
-                    table {
-                        thead { tr { th { "test" } th { "verdict" } th { "score" } th { "detail" } th { "time (s)" } } }
-                        tbody {
-                            @for t in &r.tests {
-                                tr {
-                                    td { (inert(&t.test)) } td { (verdict_badge(t.verdict)) }
-                                    td.num { (score(t.score)) }
-                                    td { (inert(&t.detail))
-                                        @if !t.stderr.is_empty() {
-                                            details { summary { "standard error" } pre { (inert_lines(&t.stderr)) } }
-                                        }
-                                    }
-                                    td.num { (format!("{:.3}", t.wall)) }
-                                }
-                            }
-                        }
-                    }
-                    @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
-                        h3 { (inert(&t.test)) }
-                        @if let Some(warnings) = t.warnings() {
-                            h4 { "The compiler's warnings" } pre.warnings { (inert_lines(warnings)) }
-                        }
-                        @if let Some(s) = &t.smallest_failing_input {
-                            div.smallest {
-                                h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (inert(&s.detail)) }
-                                pre.input { (inert_lines(&s.input)) }
-                                // A bot's game has no answers of its own.
-                                @if !(s.expected.is_empty() && s.actual.is_empty()) {
-                                    (side_by_side(&s.expected, &s.actual, &s.unmatched))
-                                }
-                                @if !s.stderr.is_empty() {
-                                    details { summary { "standard error on it" } pre { (inert_lines(&s.stderr)) } }
-                                }
-                            }
-                            @if whole_answer(t) { h4 { "The test itself" } }
-                        }
-                        @if whole_answer(t) { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
-                    }
-                }
-                script { (PreEscaped(SCRIPT)) }
+                @for (index, r) in results.iter().enumerate() { (submission_section(index, r, games)) }
+                script { (PreEscaped(games::STEP_SCRIPT)) (PreEscaped(SCRIPT)) }
             }
         }
     };
     out.write_all(page.into_string().as_bytes())
+}
+
+/// A submission's section of `report.html`: its tests, then each failing
+/// one's evidence (a bot's game move by move, from `games`, where it has
+/// one); `index` is its place in the results.
+fn submission_section(index: usize, r: &SubmissionResult, games: &GameFiles) -> Markup {
+    html! {
+        section.submission {
+            h2 #{ "s-" (anchor(&r.submission)) } { (inert(&r.submission)) " — " (score(r.score)) }
+            p { "Language: " (inert(&r.language)) }
+            @for note in r.provided_notes() { p.provided { (inert(&note)) } }
+            @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
+                details open[r.build_failed] { summary { "build log" } pre { (inert_lines(log)) } }
+            }
+            table {
+                thead { tr { th { "test" } th { "verdict" } th { "score" } th { "detail" } th { "time (s)" } } }
+                tbody {
+                    @for t in &r.tests {
+                        tr {
+                            td { (inert(&t.test)) } td { (verdict_badge(t.verdict)) }
+                            td.num { (score(t.score)) }
+                            td { (inert(&t.detail))
+                                @if !t.stderr.is_empty() {
+                                    details { summary { "standard error" } pre { (inert_lines(&t.stderr)) } }
+                                }
+                            }
+                            td.num { (format!("{:.3}", t.wall)) }
+                        }
+                    }
+                }
+            }
+            @for (at, t) in r.tests.iter().enumerate().filter(|(_, t)| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
+                h3 { (inert(&t.test)) }
+                @if let Some(warnings) = t.warnings() {
+                    h4 { "The compiler's warnings" } pre.warnings { (inert_lines(warnings)) }
+                }
+                @if let Some(s) = &t.smallest_failing_input {
+                    div.smallest {
+                        h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (inert(&s.detail)) }
+                        @if let Some((path, game)) = games.get(index, at) {
+                            @let path = path.to_string_lossy().replace('\\', "/");
+                            p { "Its record is " a href=(path) { (path) } " in this report's directory: replay it with "
+                                code { "ttt-referee FILE" } ", or play your bot on from its position after N moves with "
+                                code { "ttt-referee match BOT perfect --from FILE --after N" } "." }
+                            (games::game_markup(game))
+                            details { summary { "the move file" } pre.input { (inert_lines(&s.input)) } }
+                        } @else {
+                            pre.input { (inert_lines(&s.input)) }
+                        }
+                        // A bot's game has no answers of its own.
+                        @if !(s.expected.is_empty() && s.actual.is_empty()) {
+                            (side_by_side(&s.expected, &s.actual, &s.unmatched))
+                        }
+                        @if !s.stderr.is_empty() {
+                            details { summary { "standard error on it" } pre { (inert_lines(&s.stderr)) } }
+                        }
+                    }
+                    @if whole_answer(t) { h4 { "The test itself" } }
+                }
+                @if whole_answer(t) { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
+            }
+        }
+    }
 }
 
 /// A wrong test with answers of its own to show (a function graded with
