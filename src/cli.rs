@@ -18,6 +18,7 @@ mod hint_cmd;
 mod manpage_cmd;
 mod match_cmd;
 mod play_cmd;
+mod seated;
 mod tournament_cmd;
 mod values;
 

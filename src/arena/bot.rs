@@ -66,9 +66,10 @@ impl Entrant for Bot {
     fn join(&self, setup: &Setup, _seat: usize) -> Result<Box<dyn Seat>, Forfeit> {
         // The run's own limits are a backstop: every answer has its own
         // deadline, and the whole game cannot take longer than every move
-        // at its limit.
+        // at its limit (and the waiting on others the setup allows).
         let moves = u32::try_from(setup.geometry.cells()).unwrap_or(u32::MAX);
-        let game = self.startup + setup.move_time.saturating_mul(moves) + Duration::from_secs(5);
+        let game =
+            self.startup + setup.move_time.saturating_mul(moves) + setup.waiting + Duration::from_secs(5);
         let limits = Limits { wall: game, cpu: game, ..self.limits };
         let job = Job {
             argv: self.argv.clone(),

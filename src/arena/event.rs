@@ -139,6 +139,7 @@ impl Event<'_> {
             game: fixture.number,
             seed: game_seed(self.seed, fixture.number),
             move_time: self.move_time,
+            waiting: Duration::ZERO,
         }
     }
 

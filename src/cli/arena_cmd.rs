@@ -14,11 +14,10 @@ use crate::arena::{report, schedule};
 use crate::board::Geometry;
 use crate::engine::EngineKind;
 use crate::game::Move;
-use crate::grade::{self, GradeError};
+use crate::grade;
 use crate::player::Mark;
-use crate::sandbox::{Sandbox, copy};
 use crate::text;
-use crate::workshop::{self, Workshop};
+use crate::workshop::Workshop;
 
 /// The most squares a match is played on: the bot protocol sends the
 /// whole board with every move.
@@ -134,10 +133,7 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let limits = grade::TEST_LIMITS;
     let workshop = || {
-        let sandbox = Sandbox::new().map_err(|e| CliError::Grade(GradeError::Scratch(e)))?;
-        let workshop =
-            Workshop::new(sandbox, limits, workshop::build_limits(&limits), copy::Caps::SUBMISSION)
-                .map_err(|e| CliError::Grade(GradeError::Sandbox(e)))?;
+        let workshop = entrants::workshop(limits)?;
         workshop.stop_on_signals(EXIT_INTERRUPTED);
         Ok(workshop)
     };

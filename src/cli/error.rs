@@ -192,6 +192,9 @@ pub(super) enum CliError {
     /// A move file `match --from` names another number of players.
     #[error("{path}: {found} players; this match has {seats} participants, each a player of every game")]
     StartPlayers { path: Shown, found: usize, seats: usize },
+    /// `play --x BOT_DIR` (or `--o`) with a profile's console.
+    #[error("a bot plays at the default console only; leave out --profile")]
+    BotWithProfile { profile: Profile },
     /// A match or tournament that could not be run through (its report).
     #[error(transparent)]
     Arena(EventError),
@@ -286,7 +289,9 @@ impl From<PlayError> for CliError {
         match error {
             PlayError::Output(source) => CliError::stdout(source),
             PlayError::Input(source) => CliError::Read { path: Shown::Stdin, source },
-            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. }) => CliError::Play(error),
+            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. } | PlayError::NoProgram { .. }) => {
+                CliError::Play(error)
+            }
         }
     }
 }

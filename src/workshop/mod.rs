@@ -207,6 +207,30 @@ impl Workshop {
         }
     }
 
+    /// Ctrl-C, SIGTERM or SIGHUP ends the process at once with exit status
+    /// `status`, the runs under way stopped and the scratch directory
+    /// removed first: for a command that waits on a person at the console
+    /// (`play` with a bot), where a stop flag would wait for the next line
+    /// typed.
+    ///
+    /// # Errors
+    /// The signals cannot be caught, or the thread that waits for them
+    /// cannot start.
+    pub fn end_on_signals(&self, status: u8) -> std::io::Result<()> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let stop = self.stopper();
+        let scratch = self.sandbox.scratch().to_owned();
+        std::thread::Builder::new().name("signals".to_owned()).spawn(move || {
+            if signals.forever().next().is_some() {
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                crate::sandbox::remove_all(&scratch);
+                std::process::exit(status.into());
+            }
+        })?;
+        Ok(())
+    }
+
     /// Makes each [`Step`] call `faults` first, for a submission, with its
     /// name: an error there fails the step. For tests of the workshop's own
     /// failures; nothing else sets it.

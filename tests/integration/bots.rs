@@ -518,3 +518,79 @@ fn a_failing_game_is_written_beside_the_report_and_played_on_from() {
     assert_eq!(html.matches(r#"<div class="game" data-moves=""#).count(), 3, "a game for each failing test");
     assert_eq!(html.matches(r#"<section class="submission">"#).count(), 2, "a section for each student");
 }
+
+/// `play` seats a bot as `match` does: it plays its side of the console's
+/// game, its forfeit ends the game (said at the console and in the
+/// record's title, a taken square its last line), and what it wrote on
+/// standard error is shown when the game ends.
+#[test]
+fn play_seats_a_bot_at_the_console() {
+    let dir = kept_dir();
+    let record = dir.path().join("game.txt");
+    let out = referee()
+        .arg("play")
+        .arg("--o")
+        .arg(bot("taken"))
+        .arg("--record")
+        .arg(&record)
+        .write_stdin("5\nn\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let console = text(&out.stdout);
+    assert!(
+        console.contains("O forfeits: taken-square: answered 5, which is taken.\n- - -\n- X -\n- - -\n\nX wins by forfeit.\nPlay again? [y/N] "),
+        "{console}"
+    );
+    let moves = fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        moves,
+        "Tic-Tac-Toe Game Data: O forfeits (taken-square: answered 5, which is taken)\nX: Human Player O: taken\n\nX\t5\nO\t5\n"
+    );
+    let refereed = text(&referee().arg(&record).output().unwrap().stdout);
+    assert!(refereed.contains("O 5 marked square\n"), "{refereed}");
+
+    // Against an engine, no person: the game is played through and
+    // recorded under the bot's name; its standard error is shown.
+    let out = referee()
+        .arg("play")
+        .arg("--x")
+        .arg(bot("first-python"))
+        .args(["--o", "perfect", "--record"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("O wins.\n"), "{}", text(&out.stdout));
+    let moves = fs::read_to_string(&record).unwrap();
+    assert!(
+        moves.starts_with("Tic-Tac-Toe Game Data\nX: first-python O: Perfect Engine\n\nX\t1\n"),
+        "{moves}"
+    );
+    let out = referee().arg("play").arg("--x").arg(bot("crash")).args(["--o", "rules"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("X forfeits: exited: "), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("ttt-referee: crash wrote on standard error:\n")
+            && text(&out.stderr).contains("RuntimeError"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Bots play at the default console only; a player is a value or a directory.
+    let out = referee().args(["play", "--profile", "xtreme", "--o"]).arg(bot("taken")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ttt-referee: a bot plays at the default console only; leave out --profile\n"
+    );
+    let out = referee().args(["play", "--x", "no-such-bot"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "`no-such-bot` is not a player; expected human, rules, minimax, perfect, random or a directory holding a bot's source"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
