@@ -30,7 +30,8 @@ each game ends. A person types a square number; an invalid or taken square
 is refused and asked for again. With a person playing, each game ends by
 asking whether to play again; the second game's files get `-2` before their
 extension, and so on. The recorded move file, refereed, reproduces the
-transcript byte for byte. Bots play at the default console only.
+transcript byte for byte. Bots play at the default console only; with one
+seated, Ctrl-C ends `play` at once (exit status 130), the bot stopped.
 
 Profiles reproduce the original assignments' consoles, prompts and messages exactly
 (FORMAT.md has every line). They ask for the board themselves, so --board and
