@@ -18,6 +18,7 @@ mod hint_cmd;
 mod manpage_cmd;
 mod match_cmd;
 mod play_cmd;
+mod seated;
 mod tournament_cmd;
 mod values;
 
@@ -58,7 +59,7 @@ Examples:
 
 Exit status: 0 success; 1 check found differences, or grade a test that did
 not pass; 2 usage error, unreadable or malformed input, or an I/O failure;
-130 grade, match or tournament stopped by Ctrl-C.";
+130 grade, match, tournament or play with a bot stopped by Ctrl-C.";
 
 /// Referee tic-tac-toe move files into exact transcripts.
 #[derive(Debug, Parser)]

@@ -110,12 +110,12 @@ impl Entrant for Bot {
         // The run's own limits are a backstop: every answer has its own
         // deadline, and the whole game cannot take more CPU than every
         // move at its limit, nor longer than every move waited for to the
-        // cap.
+        // cap (and the waiting on others the setup allows).
         let moves = u32::try_from(setup.geometry.cells()).unwrap_or(u32::MAX);
         let thinking = self.startup + setup.move_time.saturating_mul(moves);
         let slack = Duration::from_secs(5);
         let limits = Limits {
-            wall: thinking.saturating_mul(move_clock::CAP) + slack,
+            wall: thinking.saturating_mul(move_clock::CAP) + setup.waiting + slack,
             cpu: thinking + slack,
             ..self.limits
         };

@@ -50,6 +50,10 @@ pub struct Setup {
     pub seed: u64,
     /// The time each answer may take (`--move-time`).
     pub move_time: Duration,
+    /// How long the game may wait on others besides its seats' answers:
+    /// zero in a match; at `play`'s console, a person's turns. A bot's run
+    /// may last that much longer.
+    pub waiting: Duration,
 }
 
 /// The position a seat is asked to answer: the game so far, with the bot

@@ -19,6 +19,7 @@ use super::entrant::{Entrant, Position, Seat, Setup};
 use super::record::{self, Heading, Mismatch, Recorded};
 use super::result::GameResult;
 use super::schedule::Fixture;
+pub use super::schedule::game_seed;
 
 /// The largest record read back on a resumed run, in bytes: one of a game
 /// on the largest board the arena plays is far smaller.
@@ -138,6 +139,7 @@ impl Event<'_> {
             game: fixture.number,
             seed: game_seed(self.seed, fixture.number),
             move_time: self.move_time,
+            waiting: Duration::ZERO,
         }
     }
 
@@ -345,16 +347,6 @@ impl Event<'_> {
     }
 }
 
-/// Game `number`'s seed: `seed` and the number mixed (`SplitMix64`), so
-/// games of one event, and of events a seed apart, draw unrelated numbers.
-#[must_use]
-pub fn game_seed(seed: u64, number: u64) -> u64 {
-    let mut z = seed.wrapping_add(number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,7 +369,7 @@ mod tests {
             seed,
             move_time: Duration::from_secs(1),
             entrants,
-            fixtures: schedule::match_games(2, 6),
+            fixtures: schedule::match_games(2, 6, 0),
             openings: Vec::new(),
             stop: None,
         }

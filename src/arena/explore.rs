@@ -385,6 +385,7 @@ mod tests {
             game,
             seed: game,
             move_time: Duration::from_secs(1),
+            waiting: Duration::ZERO,
         }
     }
 

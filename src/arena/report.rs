@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::output::{self, Durability};
 use crate::text;
 
-use super::contest::Ending;
+use super::contest::{Ending, Score};
 use super::elo::Elo;
 use super::entrant::ForfeitKind;
 use super::event::{Event, EventError};
@@ -207,7 +207,8 @@ details > summary { cursor: pointer; }
 pre { margin: .3em 0; padding: .5em; background: #fafafa; border: 1px solid #ddd; overflow-x: auto; font-size: .85em; }
 ";
 
-/// `report.html`: the standings, the cross table, then every game. Every
+/// `report.html`: the standings, the cross table, a section per
+/// participant (its games), then every game. Every
 /// name and text is made inert ([`text::inert`], [`text::inert_lines`]),
 /// then escaped (maud escapes what it is given).
 fn html_page(
@@ -240,7 +241,7 @@ fn html_page(
                         @for (rank, &i) in order.iter().enumerate() {
                             @let r = &standings.rows[i];
                             tr {
-                                td.num { (rank + 1) } td { (text::inert(&r.name)) } td.num { (r.games) } td.num { (r.wins) }
+                                td.num { (rank + 1) } td { a href={ "#p-" (i) } { (text::inert(&r.name)) } } td.num { (r.games) } td.num { (r.wins) }
                                 td.num { (r.draws) } td.num { (r.losses) } td.num { (r.points()) }
                                 td.num { (r.elo.map_or_else(|| "-".to_owned(), |e| standings::elo_text(&e))) }
                                 td { (r.forfeits.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", ")) }
@@ -267,6 +268,8 @@ fn html_page(
                         }
                     }
                 }
+                h2 { "Participants" }
+                @for &i in &order { (participant_section(i, &names, results, standings)) }
                 h2 { "Games" }
                 table {
                     thead { tr { th { "game" } th { "players" } th { "result" } th { "moves" } th { "record" } } }
@@ -300,6 +303,53 @@ fn html_page(
     out.write_all(page.into_string().as_bytes())
 }
 
+/// Participant `who`'s section of the page: its standing, then each of
+/// its games, its side, its opponents, what it scored and how the game
+/// ended, a forfeit's detail and its standard error in that game.
+fn participant_section(
+    who: usize,
+    names: &[String],
+    results: &[GameResult],
+    standings: &Standings,
+) -> maud::Markup {
+    let row = &standings.rows[who];
+    html! {
+        section.participant #{ "p-" (who) } {
+            h3 { (names[who]) " — " (row.points()) " of " (row.games) }
+            p { (row.wins) " won, " (row.draws) " drawn, " (row.losses) " lost"
+                @if !row.forfeits.is_empty() {
+                    " (forfeited: " (row.forfeits.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", ")) ")"
+                }
+                "." }
+            table {
+                thead { tr { th { "game" } th { "as" } th { "against" } th { "for it" } th { "how it ended" } th { "record" } } }
+                tbody {
+                    @for r in results {
+                        @if let Some(seat) = r.seats.iter().position(|&p| p == who) {
+                            tr {
+                                td.num { (r.number) }
+                                td { (r.marks[seat]) }
+                                td { (r.seats.iter().filter(|&&p| p != who).map(|&p| names[p].as_str()).collect::<Vec<_>>().join(", ")) }
+                                td { (match r.score(seat) { Score::Win => "win", Score::Draw => "draw", Score::Loss => "loss" }) }
+                                td.forfeit[matches!(&r.ending, Ending::Forfeit { seat: s, .. } if *s == seat)] {
+                                    (text::inert(&super::record::result(&r.ending, &r.marks)))
+                                    @if let Some(said) = r.stderr.as_ref().and_then(|all| all.get(seat)).filter(|t| !t.is_empty()) {
+                                        details { summary { "its standard error" } pre { (text::inert_lines(said)) } }
+                                    }
+                                }
+                                td { @if let Some(path) = &r.record {
+                                    @let path = path.to_string_lossy().replace('\\', "/");
+                                    a href=(path) { (path) }
+                                } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -325,7 +375,7 @@ mod tests {
             seed: 0,
             move_time: Duration::from_secs(1),
             entrants: &entrants,
-            fixtures: schedule::match_games(2, 2),
+            fixtures: schedule::match_games(2, 2, 0),
             openings: Vec::new(),
             stop: None,
         };
@@ -348,6 +398,14 @@ mod tests {
         assert_eq!(first["players"][0]["stderr"], "0 answers left");
         assert_eq!(json["games"][1]["reason"]["kind"], "win");
         assert_eq!(json["participants"][1]["points"], 2.0);
+        // A section per participant, its games and its forfeit.
+        assert_eq!(html.matches(r#"<section class="participant""#).count(), 2, "{html}");
+        assert!(html.contains(r##"<a href="#p-0">&lt;script&gt;"##), "{html}");
+        assert!(
+            html.contains(r#"<td class="forfeit">X wins by forfeit of O"#)
+                || html.contains(r#"<td class="forfeit">O wins by forfeit of X"#),
+            "{html}"
+        );
         let text = std::fs::read_to_string(dir.path().join("standings.txt")).unwrap();
         assert!(text.starts_with("Match: 2 games on 3x3, 3 in a row, seed 0\n\n"), "{text}");
     }

@@ -7,7 +7,7 @@
 //!   (every pair, with two) in every rotation, once from each opening.
 
 use crate::board::{Geometry, Storage};
-use crate::game::{Game, Move};
+use crate::game::{Game, Move, Outcome};
 use crate::player::{Mark, Player, Players};
 
 /// One planned game.
@@ -22,22 +22,29 @@ pub struct Fixture {
 }
 
 /// A match's `games` between `participants`, seats rotating each game
-/// (none without participants).
+/// (none without participants); with `openings` openings, `games` from
+/// each in turn, the seats rotating from the first again for each, so
+/// with two participants and an even number of games each plays every
+/// opening from both sides.
 #[must_use]
-pub fn match_games(participants: usize, games: u64) -> Vec<Fixture> {
+pub fn match_games(participants: usize, games: u64, openings: usize) -> Vec<Fixture> {
     if participants == 0 {
         return Vec::new();
     }
-    (0..games)
-        .map(|i| {
+    let openings: Vec<Option<usize>> =
+        if openings == 0 { vec![None] } else { (0..openings).map(Some).collect() };
+    let mut fixtures = Vec::new();
+    for opening in openings {
+        for i in 0..games {
             let shift = usize::try_from(i % participants as u64).unwrap_or(0);
-            Fixture {
-                number: i + 1,
+            fixtures.push(Fixture {
+                number: fixtures.len() as u64 + 1,
                 seats: (0..participants).map(|j| (j + shift) % participants).collect(),
-                opening: None,
-            }
-        })
-        .collect()
+                opening,
+            });
+        }
+    }
+    fixtures
 }
 
 /// A round robin: `rounds` times, every group of `players` among
@@ -52,14 +59,91 @@ pub fn round_robin(participants: usize, players: usize, rounds: u64, openings: u
     for _ in 0..rounds {
         for group in &groups {
             for &opening in &openings {
-                for shift in 0..players {
-                    let seats = (0..players).map(|j| group[(j + shift) % players]).collect();
-                    fixtures.push(Fixture { number: fixtures.len() as u64 + 1, seats, opening });
-                }
+                rotations(group, opening, &mut fixtures);
             }
         }
     }
     fixtures
+}
+
+/// A round robin whose rounds each start from an opening of their own:
+/// round `r` (from 0) from opening `r` ([`varied_openings`] makes them),
+/// every group of `players` in each rotation of its seats, so every pair
+/// plays each round's opening from both sides.
+#[must_use]
+pub fn varied_round_robin(participants: usize, players: usize, rounds: u64) -> Vec<Fixture> {
+    let groups = groups(participants, players);
+    let mut fixtures = Vec::new();
+    for round in 0..rounds {
+        let opening = usize::try_from(round).ok();
+        for group in &groups {
+            rotations(group, opening, &mut fixtures);
+        }
+    }
+    fixtures
+}
+
+/// `group`'s games from `opening`, one in each rotation of its seats,
+/// numbered on from `fixtures`'.
+fn rotations(group: &[usize], opening: Option<usize>, fixtures: &mut Vec<Fixture>) {
+    let players = group.len();
+    for shift in 0..players {
+        let seats = (0..players).map(|j| group[(j + shift) % players]).collect();
+        fixtures.push(Fixture { number: fixtures.len() as u64 + 1, seats, opening });
+    }
+}
+
+/// The openings of a tournament's `rounds` when no openings file fixes
+/// them: the first round from the empty board, each later one from a
+/// random opening drawn from `seed`, one move for each of the `marks`
+/// (a uniformly random free square each, stopping short of a move that
+/// would end the game), drawn again (up to 64 times) while it repeats an
+/// earlier round's: deterministic bots then meet new positions each round.
+#[must_use]
+pub fn varied_openings(geometry: Geometry, marks: &[Mark], rounds: u64, seed: u64) -> Vec<Vec<Move>> {
+    const TRIES: u64 = 64;
+    let players = marks.iter().map(|&mark| Player { mark, name: mark.to_string() }).collect();
+    let players = Players::new(players).unwrap_or_else(|_| Players::classic("X", "O"));
+    let mut openings: Vec<Vec<Move>> = vec![Vec::new()];
+    let mut draw = 0u64;
+    for _ in 1..rounds {
+        let mut opening = Vec::new();
+        for _ in 0..TRIES {
+            opening.clear();
+            let mut game = Game::new(players.clone(), geometry, Storage::Auto);
+            for _ in 0..players.len() {
+                let free: Vec<Move> = game.legal_moves_of(game.next_player()).collect();
+                draw += 1;
+                let Some(&mv) = free.get(index(game_seed(seed, draw), free.len())) else { break };
+                let mut after = game.clone();
+                if !after.try_play(mv).is_ok_and(|outcome| outcome.is_none()) {
+                    break;
+                }
+                game = after;
+                opening.push(mv);
+            }
+            if !openings.contains(&opening) {
+                break;
+            }
+        }
+        openings.push(opening);
+    }
+    openings
+}
+
+/// `random` reduced to an index below `len` (0 when `len` is 0).
+fn index(random: u64, len: usize) -> usize {
+    usize::try_from(random % (len.max(1) as u64)).unwrap_or(0)
+}
+
+/// Game `number`'s seed: `seed` and the number mixed (`SplitMix64`), so
+/// games of one event, and of events a seed apart, draw unrelated numbers.
+#[must_use]
+pub fn game_seed(seed: u64, number: u64) -> u64 {
+    let mut z = seed.wrapping_add(number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Every `k`-element subset of `0..n`, in lexicographic order.
@@ -141,6 +225,95 @@ pub fn openings(text: &str, geometry: Geometry, marks: &[Mark]) -> Result<Vec<Ve
     Ok(openings)
 }
 
+/// A position to play on from (`match --from`): a move file's board, how
+/// many players its players line declares, and its first moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Start {
+    /// The file's board.
+    pub geometry: Geometry,
+    /// Its players, counted: they become the seats, in turn order.
+    pub players: usize,
+    /// The moves played on from, each by its player's place in turn order.
+    pub moves: Vec<Move>,
+}
+
+/// Why a move file gives no position to play on from.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// It is no move file.
+    #[error("line {}: {}", .0.line(), .0.kind())]
+    Malformed(crate::movefile::ParseError),
+    /// A move on this line is illegal, or ends the game.
+    #[error("line {line}: {why}")]
+    Line {
+        /// The line, from 1.
+        line: u64,
+        /// What is wrong there, and what to do.
+        why: String,
+    },
+    /// Fewer moves than `--after` asks for.
+    #[error("it has {moves} move{}; --after {after} asks for more", if *.moves == 1 { "" } else { "s" })]
+    Short {
+        /// The moves it has.
+        moves: u64,
+        /// The moves asked for.
+        after: u64,
+    },
+}
+
+/// The position after the first `after` moves of the move file `input`
+/// (every move without `after`): its board, its players and those moves.
+/// Lines past the last move taken are not read (a record's forfeited
+/// answer, say). The moves must be legal and leave the game unfinished.
+///
+/// # Errors
+/// [`StartError`]: a malformed file, an illegal move or one that ends the
+/// game (naming its line, and the `--after` that starts before it), or
+/// fewer moves than `after`.
+pub fn start(input: impl std::io::BufRead, after: Option<u64>) -> Result<Start, StartError> {
+    let mut reader = crate::movefile::MoveReader::new(input).map_err(StartError::Malformed)?;
+    let header = reader.header();
+    let (players, geometry) = (header.players.clone(), header.geometry);
+    let mut game = Game::new(players.clone(), geometry, Storage::Auto);
+    let mut moves = Vec::new();
+    let before = |moves: &[Move]| match moves.len() {
+        0 => "start from the empty board with --after 0".to_owned(),
+        n => format!("use --after N (N up to {n}) to start before it"),
+    };
+    while after.is_none_or(|after| (moves.len() as u64) < after) {
+        let Some(record) = reader.next_record().map_err(StartError::Malformed)? else { break };
+        let line = record.line;
+        let said = format!(
+            "`{} {}`",
+            crate::text::inert(&crate::text::line(record.label)),
+            crate::text::inert(&crate::text::line(record.square))
+        );
+        match game.play(record.label, record.square) {
+            Ok(mv) => moves.push(mv),
+            Err(violation) => {
+                let why = format!("{said} is {violation}; {}", before(&moves));
+                return Err(StartError::Line { line, why });
+            }
+        }
+        if let Some(outcome) = game.outcome() {
+            let result = match outcome {
+                Outcome::Win(player) => format!("{} wins", players.get(player).mark),
+                Outcome::Cat => "a draw".to_owned(),
+            };
+            moves.pop();
+            let why = format!(
+                "the game is over after {said} ({result}): there is nothing to play on from; {}",
+                before(&moves)
+            );
+            return Err(StartError::Line { line, why });
+        }
+    }
+    if let Some(after) = after.filter(|&after| after > moves.len() as u64) {
+        return Err(StartError::Short { moves: moves.len() as u64, after });
+    }
+    Ok(Start { geometry, players: players.len(), moves })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,10 +324,93 @@ mod tests {
 
     #[test]
     fn a_match_alternates_who_moves_first() {
-        assert_eq!(seats(&match_games(2, 4)), [[0, 1], [1, 0], [0, 1], [1, 0]]);
-        assert_eq!(seats(&match_games(3, 4)), [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]);
-        assert_eq!(match_games(2, 3).iter().map(|f| f.number).collect::<Vec<_>>(), [1, 2, 3]);
-        assert!(match_games(0, 3).is_empty());
+        assert_eq!(seats(&match_games(2, 4, 0)), [[0, 1], [1, 0], [0, 1], [1, 0]]);
+        assert_eq!(seats(&match_games(3, 4, 0)), [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]);
+        assert_eq!(match_games(2, 3, 0).iter().map(|f| f.number).collect::<Vec<_>>(), [1, 2, 3]);
+        assert!(match_games(0, 3, 0).is_empty());
+        assert!(match_games(2, 4, 0).iter().all(|f| f.opening.is_none()));
+    }
+
+    #[test]
+    fn varied_rounds_start_each_from_an_opening_of_their_own() {
+        let games = varied_round_robin(3, 2, 3);
+        assert_eq!(games.len(), 18);
+        assert_eq!(seats(&games[..6]), [[0, 1], [1, 0], [0, 2], [2, 0], [1, 2], [2, 1]]);
+        assert!(games[..6].iter().all(|f| f.opening == Some(0)));
+        assert!(games[12..].iter().all(|f| f.opening == Some(2)));
+        let marks = [Mark::X, Mark::O];
+        let openings = varied_openings(Geometry::CLASSIC, &marks, 40, 7);
+        assert_eq!(openings.len(), 40);
+        assert!(openings[0].is_empty(), "the first round from the empty board");
+        for (i, opening) in openings.iter().enumerate().skip(1) {
+            assert_eq!(opening.len(), 2, "one move each");
+            assert_eq!((opening[0].player.index(), opening[1].player.index()), (0, 1));
+            assert_ne!(opening[0].square, opening[1].square);
+            assert!(!openings[..i].contains(opening), "a repeat while 72 are left: {i}");
+        }
+        assert_eq!(openings, varied_openings(Geometry::CLASSIC, &marks, 40, 7), "the seed decides");
+        assert_ne!(openings, varied_openings(Geometry::CLASSIC, &marks, 40, 8));
+        // No opening ends the game: with one in a row the first move would.
+        let one = varied_openings(Geometry::new(3, 3, 1).unwrap(), &marks, 3, 7);
+        assert!(one.iter().all(Vec::is_empty));
+        // More rounds than openings: repeats, not a loop without end.
+        assert_eq!(varied_openings(Geometry::new(1, 2, 2).unwrap(), &marks, 5, 1).len(), 5);
+    }
+
+    #[test]
+    fn a_match_from_openings_plays_each_from_both_sides() {
+        let games = match_games(2, 2, 3);
+        assert_eq!(seats(&games), [[0, 1], [1, 0], [0, 1], [1, 0], [0, 1], [1, 0]]);
+        assert_eq!(
+            games.iter().map(|f| f.opening).collect::<Vec<_>>(),
+            [Some(0), Some(0), Some(1), Some(1), Some(2), Some(2)]
+        );
+        assert_eq!(games.iter().map(|f| f.number).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn a_start_is_a_move_files_position_with_moves_left() {
+        let text =
+            "Match game 2 (seed 0): a (X) vs b (O): X wins\nX: a O: b\n\nX 5\nO 1\nX 9\nO 3\nX 2\nO 7\nX 8\n";
+        let start = start(text.as_bytes(), Some(2)).unwrap();
+        assert_eq!((start.geometry, start.players), (Geometry::CLASSIC, 2));
+        assert_eq!(
+            start.moves.iter().map(|m| (m.player.index(), m.square.number())).collect::<Vec<_>>(),
+            [(0, 5), (1, 1)]
+        );
+        assert_eq!(super::start(text.as_bytes(), Some(0)).unwrap().moves, []);
+        let error =
+            |text: &str, after: Option<u64>| super::start(text.as_bytes(), after).unwrap_err().to_string();
+        assert_eq!(
+            error(text, None),
+            "line 10: the game is over after `X 8` (X wins): there is nothing to play on from; use --after N (N up to 6) to start before it"
+        );
+        assert_eq!(error(text, Some(9)), error(text, None));
+        assert_eq!(error(text, Some(8)), error(text, None));
+        assert!(super::start(text.as_bytes(), Some(6)).is_ok());
+        let short = "t\nX: a O: b\n\nX 5\n";
+        assert_eq!(error(short, Some(2)), "it has 1 move; --after 2 asks for more");
+        // A forfeit's refused answer, the record's last line, is not read
+        // when the moves before it are all that is asked for.
+        let forfeit = "t\nX: a O: b\n\nX 5\nO 5\n";
+        assert_eq!(
+            error(forfeit, None),
+            "line 5: `O 5` is marked square; use --after N (N up to 1) to start before it"
+        );
+        assert_eq!(super::start(forfeit.as_bytes(), Some(1)).unwrap().moves.len(), 1);
+        assert_eq!(
+            error("t\nX: a O: b\n\nX\u{1b}[2J 5\n", None),
+            "line 4: `X\\u{1b}[2J 5` is illegal player; start from the empty board with --after 0"
+        );
+        assert!(error("", None).starts_with("line 1: "), "{}", error("", None));
+        let cat = "t\nX: a O: b\n\nX 1\nO 2\nX 3\nO 5\nX 4\nO 6\nX 8\nO 7\nX 9\n";
+        assert!(error(cat, None).contains("(a draw)"), "{}", error(cat, None));
+        let big = "t\nX: a O: b Z: c\nBoard: 4x4, 3 in a row\nO 16\n";
+        let start = super::start(big.as_bytes(), None).unwrap();
+        assert_eq!(
+            (start.geometry, start.players, start.moves[0].player.index()),
+            (Geometry::new(4, 4, 3).unwrap(), 3, 1)
+        );
     }
 
     #[test]

@@ -3,22 +3,21 @@
 //! plan, printing each game as it ends and the standings at the end.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_INTERRUPTED, EXIT_SUCCESS, Shown, entrants};
-use crate::arena::report;
 use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, engines};
+use crate::arena::{report, schedule};
 use crate::board::Geometry;
 use crate::engine::EngineKind;
 use crate::game::Move;
-use crate::grade::{self, GradeError};
+use crate::grade;
 use crate::player::Mark;
-use crate::sandbox::{Sandbox, copy};
 use crate::text;
-use crate::workshop::{self, Workshop};
+use crate::workshop::Workshop;
 
 /// The most squares a match is played on: the bot protocol sends the
 /// whole board with every move.
@@ -42,7 +41,7 @@ pub(super) struct ArenaArgs {
     /// The seed every game's randomness derives from: the same seed plays
     /// the same games.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(super) seed: u64,
 
     /// Write each game's record to DIR/games/ as it ends, then
     /// results.json, standings.txt and report.html; run again with the
@@ -71,12 +70,26 @@ pub(super) struct Planned {
 impl ArenaArgs {
     /// The board, refused if larger than [`MAX_SQUARES`].
     pub(super) fn geometry(&self) -> Result<Geometry, CliError> {
-        let geometry = self.board.geometry()?;
-        if geometry.cells() > MAX_SQUARES {
-            return Err(CliError::ArenaBoard { geometry, max: MAX_SQUARES });
-        }
-        Ok(geometry)
+        fits(self.board.geometry()?)
     }
+}
+
+/// `geometry`, refused if larger than [`MAX_SQUARES`].
+pub(super) fn fits(geometry: Geometry) -> Result<Geometry, CliError> {
+    if geometry.cells() > MAX_SQUARES {
+        return Err(CliError::ArenaBoard { geometry, max: MAX_SQUARES });
+    }
+    Ok(geometry)
+}
+
+/// The openings of the file `path` (`--openings`), for games of `players`
+/// on `geometry`.
+pub(super) fn openings(path: &Path, geometry: Geometry, players: usize) -> Result<Vec<Vec<Move>>, CliError> {
+    let text = std::fs::read(path)
+        .map_err(|source| CliError::Open { path: Shown::Path(path.to_owned()), source })?;
+    let text = String::from_utf8(text).map_err(|_| CliError::OpeningsNotText { path: path.to_owned() })?;
+    schedule::openings(&text, geometry, &marks(players))
+        .map_err(|error| CliError::Openings { path: path.to_owned(), error })
 }
 
 /// The participants given, but for files that are not directories (a
@@ -120,10 +133,7 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let limits = grade::TEST_LIMITS;
     let workshop = || {
-        let sandbox = Sandbox::new().map_err(|e| CliError::Grade(GradeError::Scratch(e)))?;
-        let workshop =
-            Workshop::new(sandbox, limits, workshop::build_limits(&limits), copy::Caps::SUBMISSION)
-                .map_err(|e| CliError::Grade(GradeError::Sandbox(e)))?;
+        let workshop = entrants::workshop(limits)?;
         workshop.stop_on_signals(EXIT_INTERRUPTED);
         Ok(workshop)
     };

@@ -9,10 +9,12 @@ use std::time::Duration;
 use super::CliError;
 use crate::arena::{Bot, EngineEntrant, Entrant, Unbuilt};
 use crate::engine::EngineKind;
+use crate::grade::GradeError;
 use crate::sandbox::Limits;
+use crate::sandbox::{Sandbox, copy};
 use crate::workshop::language::Languages;
 use crate::workshop::recipe::Recipe;
-use crate::workshop::{NotBuilt, Workshop};
+use crate::workshop::{self, NotBuilt, Workshop};
 
 /// How bots are made: built by a workshop (made once, when the first bot
 /// comes), each game's run within `limits`, given `startup` for their first
@@ -22,6 +24,14 @@ pub(super) struct Bots<'a> {
     pub(super) workshop: &'a dyn Fn() -> Result<Workshop, CliError>,
     pub(super) limits: Limits,
     pub(super) startup: Duration,
+}
+
+/// A workshop to build bots in, as `grade` builds submissions: its own
+/// sandbox (and scratch), each run within `limits`.
+pub(super) fn workshop(limits: Limits) -> Result<Workshop, CliError> {
+    let sandbox = Sandbox::new().map_err(|e| CliError::Grade(GradeError::Scratch(e)))?;
+    Workshop::new(sandbox, limits, workshop::build_limits(&limits), copy::Caps::SUBMISSION)
+        .map_err(|e| CliError::Grade(GradeError::Sandbox(e)))
 }
 
 /// The participant `arg` names: an engine by its name, else a directory

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::arena::EventError;
-use crate::arena::schedule::OpeningError;
+use crate::arena::schedule::{OpeningError, StartError};
 use crate::batch::JobError;
 use crate::board::Geometry;
 use crate::corpus::GenError;
@@ -186,6 +186,15 @@ pub(super) enum CliError {
     /// An openings file with an opening that cannot be played.
     #[error("{}", openings_message(.path, .error))]
     Openings { path: PathBuf, error: OpeningError },
+    /// A move file `match --from` cannot play on from.
+    #[error("{}", start_message(.path, .error))]
+    Start { path: Shown, error: StartError },
+    /// A move file `match --from` names another number of players.
+    #[error("{path}: {found} players; this match has {seats} participants, each a player of every game")]
+    StartPlayers { path: Shown, found: usize, seats: usize },
+    /// `play --x BOT_DIR` (or `--o`) with a profile's console.
+    #[error("a bot plays at the default console only; leave out --profile")]
+    BotWithProfile { profile: Profile },
     /// A match or tournament that could not be run through (its report).
     #[error(transparent)]
     Arena(EventError),
@@ -280,7 +289,9 @@ impl From<PlayError> for CliError {
         match error {
             PlayError::Output(source) => CliError::stdout(source),
             PlayError::Input(source) => CliError::Read { path: Shown::Stdin, source },
-            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. }) => CliError::Play(error),
+            error @ (PlayError::Engine(_) | PlayError::EngineMove { .. } | PlayError::NoProgram { .. }) => {
+                CliError::Play(error)
+            }
         }
     }
 }
@@ -290,6 +301,16 @@ pub(super) fn openings_message(path: &Path, error: &OpeningError) -> String {
     match error {
         OpeningError::Line { line, why } => format!("{}:{line}: {why}", path.display()),
         OpeningError::Empty => format!("{}: {error}", path.display()),
+    }
+}
+
+/// Why `match --from` cannot play on from a file: `PATH:LINE: why` for a
+/// line.
+pub(super) fn start_message(path: &Shown, error: &StartError) -> String {
+    match error {
+        StartError::Malformed(error) => format!("{path}:{}: {}", error.line(), error.kind()),
+        StartError::Line { line, why } => format!("{path}:{line}: {why}"),
+        StartError::Short { .. } => format!("{path}: {error}"),
     }
 }
 

@@ -69,6 +69,13 @@ exception crashed, a call running past --time time-limit (the rest of that
 function's cases are then not run), a file that does not import or compile
 build-failed. A failing function is shown its smallest failing call.
 
+--play grades bots by their games (see --play above), chosen at random from
+--seed: each grading draws a fresh one and says it, and --seed N plays the
+same games again. With --report DIR, each failing test's game is written as
+DIR/games/SUBMISSION/TEST.txt, a move file to replay (`ttt-referee FILE`) or
+to play on from (`ttt-referee match BOT perfect --from FILE --after N`), and
+report.html shows it move by move.
+
 --warnings makes the build's compiler warnings a test, build-warnings, listed
 first: pass when no line of the build's output says `warning:` (C and C++ are
 built with -Wall), else wrong, showing the warnings. --provided DIR writes the
@@ -384,7 +391,8 @@ pub(super) struct PlayArgs {
     /// games: tests vs-perfect (it never loses to any equally good reply of
     /// perfect's, as either side, from every first move: proved on 3x3),
     /// vs-random (it wins --bar against random play, as X and as O) and
-    /// legal (it forfeits none), instead of --tests.
+    /// legal (it forfeits none), instead of --tests. The games come from
+    /// --seed (drawn anew each grading unless given).
     #[arg(long, conflicts_with_all = ["api", "profile", "generate"])]
     play: bool,
 

@@ -1,10 +1,14 @@
 //! `ttt-referee match`: N games between two participants (or more, one a
 //! seat), who moves first rotating each game.
 
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
 use clap::Args;
 
-use super::CliError;
 use super::arena_cmd::{self, ArenaArgs, Planned};
+use super::{CliError, Shown, is_dash};
 use crate::arena::schedule;
 use crate::player::{MAX_PLAYERS, MIN_PLAYERS};
 
@@ -16,14 +20,24 @@ taken square, one off the board, an answer that is not a number, out of time,
 a crash) ends a game at once: the offender loses, or with three or more
 players is ranked last and the others draw.
 
+--from GAME plays every game on from the position a move file reaches (a
+record from --report or from a grading's report, or any move file; --after N
+stops after its first N moves): its board, its moves, then the participants
+in their seats, the player to move next first, so with two participants and
+--games 2 each plays on from the position as each side. Its players line
+must declare as many players as there are participants; a move that is
+illegal or ends the game is an error naming its line. --openings FILE plays
+--games games from each opening of the file (one a line, as tournament's).
+
 Prints a line per game on standard error as it ends, then the standings:
 points (a win 1, a draw 1/2), forfeits, an Elo with its 95% interval, and the
 cross table. With --report DIR every game is recorded as DIR/games/NNN.txt,
 a move file `ttt-referee` referees to the same result (FORMAT.md, \"Matches
 and tournaments\"); running again with the same DIR resumes.
 
-Example:
-  ttt-referee match perfect random --games 10 --seed 1 --report out/";
+Examples:
+  ttt-referee match perfect random --games 10 --seed 1 --report out/
+  ttt-referee match bots/ann perfect --from report/games/ann/vs-perfect.txt --after 4";
 
 #[derive(Debug, Args)]
 pub(super) struct MatchArgs {
@@ -32,27 +46,76 @@ pub(super) struct MatchArgs {
     #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
     participants: Vec<String>,
 
-    /// How many games.
+    /// How many games (with --openings or --from, from each opening).
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     games: u64,
+
+    /// Play every game on from the position a move file reaches (a game's
+    /// record, or any move file): its board, its moves, then the seats in
+    /// turn order, the player to move next first.
+    #[arg(long, value_name = "GAME", conflicts_with_all = ["openings", "board", "win"])]
+    from: Option<PathBuf>,
+
+    /// With --from: play on after the file's first N moves, not all of them
+    /// (0 is the empty board).
+    #[arg(long, value_name = "N", requires = "from")]
+    after: Option<u64>,
+
+    /// Openings to play from, one a line (as tournament's): --games games
+    /// from each.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
 
     #[command(flatten)]
     arena: ArenaArgs,
 }
 
 pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
-    let geometry = args.arena.geometry()?;
     let participants = arena_cmd::participants(&args.participants);
     let players = participants.len();
     if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
         return Err(CliError::MatchPlayers { count: players });
     }
+    let (geometry, openings) = match (&args.from, &args.openings) {
+        (Some(path), _) => {
+            let start = start(path, args.after)?;
+            if start.players != players {
+                return Err(CliError::StartPlayers {
+                    path: Shown::input(path),
+                    found: start.players,
+                    seats: players,
+                });
+            }
+            (arena_cmd::fits(start.geometry)?, vec![start.moves])
+        }
+        (None, Some(path)) => {
+            let geometry = args.arena.geometry()?;
+            (geometry, arena_cmd::openings(path, geometry, players)?)
+        }
+        (None, None) => (args.arena.geometry()?, Vec::new()),
+    };
     let planned = Planned {
         kind: "Match",
         participants,
         players,
-        fixtures: schedule::match_games(players, args.games),
-        openings: Vec::new(),
+        fixtures: schedule::match_games(players, args.games, openings.len()),
+        openings,
     };
     arena_cmd::run(&args.arena, geometry, planned)
+}
+
+/// The position `--from` names: `path`'s (`-` standard input), after its
+/// first `after` moves.
+fn start(path: &Path, after: Option<u64>) -> Result<schedule::Start, CliError> {
+    let shown = || Shown::input(path);
+    let start = if is_dash(path) {
+        schedule::start(io::stdin().lock(), after)
+    } else {
+        let file = fs::File::open(path).map_err(|source| CliError::Open { path: shown(), source })?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(CliError::Directory { path: shown() });
+        }
+        schedule::start(io::BufReader::new(file), after)
+    };
+    start.map_err(|error| CliError::Start { path: shown(), error })
 }

@@ -5,20 +5,33 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
+use std::ffi::OsStr;
 
-use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Args, ValueEnum};
+
+use super::seated::SeatedBot;
+use super::{BoardArgs, CliError, EXIT_INTERRUPTED, EXIT_SUCCESS, LayoutArgs, entrants};
+use crate::grade::GradeError;
 use crate::output::Durability;
-use crate::play::{self, Profile, Setting, Side, Thinking};
+use crate::play::{self, Profile, Seated, Setting, Side, Thinking};
 use crate::referee;
 use crate::referee::Format;
+use crate::workshop::Workshop;
 
 pub(super) const AFTER_HELP: &str = "\
-Players are human, rules, minimax, perfect or random. A person types a square
-number; an invalid or taken square is refused and asked for again. With a
-person playing, each game ends by asking whether to play again; the second
-game's files get `-2` before their extension, and so on. The recorded move
-file, refereed, reproduces the transcript byte for byte.
+Players are human, rules, minimax, perfect or random, or a bot: a directory
+holding its source, built as `match` builds one and started in the sandbox
+for each game, each answer within --move-time (its first --startup more). A
+bot's answer that is no free square, or none in time, forfeits the game,
+which the console says (and the record's title; a taken or off-board
+answer is its last line); what the bot wrote on standard error is shown when
+each game ends. A person types a square number; an invalid or taken square
+is refused and asked for again. With a person playing, each game ends by
+asking whether to play again; the second game's files get `-2` before their
+extension, and so on. The recorded move file, refereed, reproduces the
+transcript byte for byte. Bots play at the default console only; with one
+seated, Ctrl-C ends `play` at once (exit status 130), the bot stopped.
 
 Profiles reproduce the original assignments' consoles, prompts and messages exactly
 (FORMAT.md has every line). They ask for the board themselves, so --board and
@@ -36,14 +49,25 @@ Profiles reproduce the original assignments' consoles, prompts and messages exac
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
-    /// Who plays X (moves first) [default: human].
-    #[arg(long, value_name = "PLAYER", value_enum)]
-    x: Option<Side>,
+    /// Who plays X (moves first): one of the values below, or a directory
+    /// holding a bot's source [default: human].
+    #[arg(long, value_name = "PLAYER", value_parser = WhoParser)]
+    x: Option<Who>,
 
-    /// Who plays O [default: perfect; human with --profile extended, minimax
+    /// Who plays O: one of the values below, or a directory holding a bot's
+    /// source [default: perfect; human with --profile extended, minimax
     /// with --profile uri].
-    #[arg(long, value_name = "PLAYER", value_enum)]
-    o: Option<Side>,
+    #[arg(long, value_name = "PLAYER", value_parser = WhoParser)]
+    o: Option<Who>,
+
+    /// With a bot: the most time it may take over each answer, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
+    move_time: Duration,
+
+    /// With a bot: how much longer than --move-time its first answer of a
+    /// game may take, in seconds (its start: a JVM's, say).
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::parse_seconds)]
+    startup: Duration,
 
     #[command(flatten)]
     board: BoardArgs,
@@ -85,12 +109,24 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
     if args.profile.asks_its_own_players() && (args.x.is_some() || args.o.is_some()) {
         return Err(CliError::SidesWithProfile { profile: args.profile });
     }
+    let bots = [&args.x, &args.o].map(|who| match who {
+        Some(Who::Bot(dir)) => Some(dir.clone()),
+        _ => None,
+    });
+    if bots.iter().any(Option::is_some) && args.profile != Profile::Default {
+        return Err(CliError::BotWithProfile { profile: args.profile });
+    }
     let geometry = args.board.geometry()?;
-    let sides = args.profile.sides(args.x, args.o);
+    let side = |who: &Option<Who>| who.as_ref().map(Who::side);
+    let sides = args.profile.sides(side(&args.x), side(&args.o));
     let options = args.layout.options(Format::Text);
     let thinking =
         Thinking { time_limit: Some(args.time), hash_mb: args.hash, watcher: Some(crate::spinner::watcher) };
-    let setting = Setting { geometry, thinking, terminal: io::stdout().is_terminal(), ..Setting::new(sides) };
+    // Kept until the games are over: its sandbox runs the bots.
+    let mut workshop = None;
+    let programs = seat(&bots, args, &mut workshop)?;
+    let setting =
+        Setting { geometry, thinking, terminal: io::stdout().is_terminal(), programs, ..Setting::new(sides) };
     let (input, output) = (Box::new(io::stdin().lock()), Box::new(io::stdout().lock()));
     let mut console = args.profile.dialect().console(setting, input, output);
     play::session(console.as_mut(), args.seed, |number, played| {
@@ -108,6 +144,90 @@ pub(super) fn run(args: &PlayArgs) -> Result<u8, CliError> {
         Ok::<(), CliError>(())
     })?;
     Ok(EXIT_SUCCESS)
+}
+
+/// Who plays a side: a person or an engine ([`Side`]), or a bot.
+#[derive(Clone, Debug)]
+enum Who {
+    Side(Side),
+    /// The directory holding a bot's source.
+    Bot(PathBuf),
+}
+
+impl Who {
+    /// The side the console is told of.
+    fn side(&self) -> Side {
+        match self {
+            Who::Side(side) => *side,
+            Who::Bot(_) => Side::Program,
+        }
+    }
+}
+
+/// Parses `--x`/`--o`: `human` or an engine's name (a name wins over a
+/// directory of that name: `./perfect` names the directory), else an
+/// existing directory, a bot.
+fn parse_who(text: &str) -> Result<Who, String> {
+    if let Ok(side) = Side::parse(text) {
+        return Ok(Who::Side(side));
+    }
+    if Path::new(text).is_dir() {
+        return Ok(Who::Bot(PathBuf::from(text)));
+    }
+    Err(format!(
+        "`{}` is not a player; expected human, rules, minimax, perfect, random or a directory holding a bot's source",
+        crate::text::inert(text)
+    ))
+}
+
+/// [`parse_who`], offering the values of [`Side`] in help and completions.
+#[derive(Clone, Copy, Debug)]
+struct WhoParser;
+
+impl TypedValueParser for WhoParser {
+    type Value = Who;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Who, clap::Error> {
+        let parse: fn(&str) -> Result<Who, String> = parse_who;
+        parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Side::value_variants().iter().filter_map(ValueEnum::to_possible_value)))
+    }
+}
+
+/// The programs that play `bots`' sides (X's, then O's), each built in
+/// `workshop` (made for the first, with its signals caught: Ctrl-C ends
+/// the game at once, the scratch removed).
+fn seat(
+    bots: &[Option<PathBuf>; 2],
+    args: &PlayArgs,
+    workshop: &mut Option<Workshop>,
+) -> Result<Seated, CliError> {
+    let limits = crate::grade::TEST_LIMITS;
+    let new_workshop = || {
+        let workshop = entrants::workshop(limits)?;
+        workshop.end_on_signals(EXIT_INTERRUPTED).map_err(|e| CliError::Grade(GradeError::Scratch(e)))?;
+        Ok(workshop)
+    };
+    let bots_made = entrants::Bots { workshop: &new_workshop, limits, startup: args.startup };
+    let mut programs: Seated = Vec::new();
+    for bot in bots {
+        programs.push(match bot {
+            Some(dir) => {
+                let entrant = entrants::entrant(&dir.to_string_lossy(), &bots_made, workshop)?;
+                Some(Box::new(SeatedBot::new(entrant, args.move_time)))
+            }
+            None => None,
+        });
+    }
+    Ok(programs)
 }
 
 /// `path` for game `number`: the first game's as given, later ones with

@@ -2,23 +2,26 @@
 //! `--players`) playing from every side, `--rounds` times, from each
 //! opening of `--openings`.
 
-use std::fs;
 use std::path::PathBuf;
 
 use clap::Args;
 
+use super::CliError;
 use super::arena_cmd::{self, ArenaArgs, Planned};
-use super::{CliError, Shown};
 use crate::arena::schedule;
 
 pub(super) const AFTER_HELP: &str = "\
 A participant is an engine (perfect, minimax, rules or random) or a directory
 holding a bot's source. Each round, every pair plays twice, each moving first
 once; with --players N every group of N plays once in each rotation of its
-seats. With --openings FILE each game of a round is played once from every
-opening, from each side. An openings file holds one opening a line: the
-squares of its first moves, such as `5 1` (players in turn order, X first);
-blank lines and lines starting with # are skipped.
+seats. The first round starts from the empty board, and each later one from
+an opening of its own, drawn from --seed: a random first move for each
+player (never one that ends the game), so bots that always answer alike
+still meet new games; every pair plays each round's opening from both
+sides. With --openings FILE each game of a round is played once from every
+opening of the file instead, from each side. An openings file holds one
+opening a line: the squares of its first moves, such as `5 1` (players in
+turn order, X first); blank lines and lines starting with # are skipped.
 
 Games run --jobs at a time. Each is recorded the moment it ends with --report
 DIR, so an interrupted tournament loses only the games in progress: run the
@@ -36,7 +39,9 @@ pub(super) struct TournamentArgs {
     #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
     participants: Vec<String>,
 
-    /// How many times the whole round robin is played.
+    /// How many times the whole round robin is played: the first from the
+    /// empty board, each later one from a random opening of its own (unless
+    /// --openings gives them).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     rounds: u64,
 
@@ -59,23 +64,17 @@ pub(super) fn run(args: &TournamentArgs) -> Result<u8, CliError> {
     if players > participants.len() {
         return Err(CliError::TooFewParticipants { players, count: participants.len() });
     }
-    let openings = match &args.openings {
+    let (fixtures, openings) = match &args.openings {
         Some(path) => {
-            let text = fs::read(path)
-                .map_err(|source| CliError::Open { path: Shown::Path(path.clone()), source })?;
-            let text =
-                String::from_utf8(text).map_err(|_| CliError::OpeningsNotText { path: path.clone() })?;
-            schedule::openings(&text, geometry, &arena_cmd::marks(players))
-                .map_err(|error| CliError::Openings { path: path.clone(), error })?
+            let openings = arena_cmd::openings(path, geometry, players)?;
+            (schedule::round_robin(participants.len(), players, args.rounds, openings.len()), openings)
         }
-        None => Vec::new(),
+        None if args.rounds > 1 => (
+            schedule::varied_round_robin(participants.len(), players, args.rounds),
+            schedule::varied_openings(geometry, &arena_cmd::marks(players), args.rounds, args.arena.seed),
+        ),
+        None => (schedule::round_robin(participants.len(), players, 1, 0), Vec::new()),
     };
-    let planned = Planned {
-        kind: "Tournament",
-        fixtures: schedule::round_robin(participants.len(), players, args.rounds, openings.len()),
-        participants,
-        players,
-        openings,
-    };
+    let planned = Planned { kind: "Tournament", fixtures, participants, players, openings };
     arena_cmd::run(&args.arena, geometry, planned)
 }

@@ -86,6 +86,8 @@ impl ValueEnum for crate::play::Side {
         Some(match self {
             crate::play::Side::Human => PossibleValue::new("human").help("a person, typing at the console"),
             crate::play::Side::Engine(engine) => engine.to_possible_value()?,
+            // A program is seated by `play` itself, never named by a value.
+            crate::play::Side::Program => return None,
         })
     }
 }

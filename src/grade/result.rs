@@ -394,7 +394,8 @@ impl Smallest {
                 format!("the smallest game that still fails ({lines} of the test's {original_lines} {unit})")
             }
             Evidence::Game { what, moves } => {
-                format!("{what} ({} moves), a move file to replay with ttt-referee", moves.len())
+                let n = moves.len();
+                format!("{what} ({n} move{}), a move file to replay with ttt-referee", plural(n))
             }
             Evidence::Call { failed, tried } => {
                 format!("the smallest failing call ({failed} of {tried} cases failed)")
@@ -428,6 +429,11 @@ impl Smallest {
     }
 }
 
+/// `s` unless `n` is 1.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 impl Serialize for Smallest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (lines, original_lines) = self.counts();
@@ -445,5 +451,42 @@ impl Serialize for Smallest {
         out.serialize_field("seconds", &self.seconds)?;
         out.serialize_field("complete", &self.complete)?;
         out.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(moves: usize) -> Smallest {
+        Smallest {
+            input: String::new(),
+            evidence: Evidence::Game {
+                what: "the shortest game it lost",
+                moves: vec!["X\t1".to_owned(); moves],
+            },
+            verdict: Verdict::Wrong,
+            detail: String::new(),
+            expected: String::new(),
+            actual: String::new(),
+            first_difference: None,
+            stderr: String::new(),
+            runs: 1,
+            seconds: 0.0,
+            complete: true,
+            unmatched: Unmatched::default(),
+        }
+    }
+
+    #[test]
+    fn a_game_of_one_move_is_one_move() {
+        assert_eq!(
+            game(1).heading(),
+            "the shortest game it lost (1 move), a move file to replay with ttt-referee"
+        );
+        assert_eq!(
+            game(5).heading(),
+            "the shortest game it lost (5 moves), a move file to replay with ttt-referee"
+        );
     }
 }

@@ -8,7 +8,7 @@
 
 use std::io::{BufRead, Write};
 
-use super::{Chooser, Console, Dialogue, Driver, Side, Thinking};
+use super::{Chooser, Console, Dialogue, Driver, Seated, Side, Thinking};
 use crate::board::{Geometry, Square};
 use crate::engine::rules::Rule;
 use crate::game::Game;
@@ -113,11 +113,14 @@ pub struct Setting {
     /// Who decides computer players' squares in place of the console, if
     /// anyone ([`Chooser`]).
     pub chooser: Option<Chooser>,
+    /// The programs that play the sides that are [`Side::Program`]s (the
+    /// default console's only).
+    pub programs: Seated,
 }
 
 impl Setting {
     /// X and O played by `sides`, on the classic board, `perfect` thinking
-    /// without a time limit, no terminal, no chooser.
+    /// without a time limit, no terminal, no chooser, no program seated.
     #[must_use]
     pub fn new(sides: [Side; 2]) -> Setting {
         Setting {
@@ -126,13 +129,14 @@ impl Setting {
             thinking: Thinking::default(),
             terminal: false,
             chooser: None,
+            programs: Vec::new(),
         }
     }
 
     /// `dialogue` driven as this setting says: the one place a console is
     /// made.
     pub(super) fn drive<'a, D: Dialogue + 'a>(self, dialogue: D) -> Box<dyn Console + 'a> {
-        let driver = Driver::new(dialogue).thinking(self.thinking);
+        let driver = Driver::new(dialogue).thinking(self.thinking).seating(self.programs);
         match self.chooser {
             Some(chooser) => Box::new(driver.choosing(chooser)),
             None => Box::new(driver),

@@ -4,7 +4,7 @@
 //! board is shown, how a square is asked for and refused, and what is
 //! announced.
 
-use super::{Console, PlayError, Played, Side, Thinking, engines, players};
+use super::{Console, Forfeited, PlayError, Played, Program, Side, Thinking, engines, players};
 use crate::board::{Geometry, Square, Storage};
 use crate::engine::Engine;
 use crate::game::{Game, Move, Outcome, Violation};
@@ -96,6 +96,15 @@ pub trait Dialogue {
     /// A console I/O error.
     fn ask(&mut self, game: &Game) -> Result<Answer, PlayError>;
 
+    /// Says that a seated program forfeited the game, and why (the game
+    /// ends there). Only the default console seats programs.
+    ///
+    /// # Errors
+    /// A console I/O error.
+    fn forfeit(&mut self, _game: &Game, _forfeited: &Forfeited) -> Result<(), PlayError> {
+        Ok(())
+    }
+
     /// Says why the last answer was refused, before it is asked again.
     ///
     /// # Errors
@@ -131,11 +140,16 @@ pub trait Dialogue {
 /// assignment allows them.
 pub type Chooser = Box<dyn FnMut(&Game, Square) -> Square>;
 
+/// The programs seated at a console: one for each side that is a
+/// [`Side::Program`], by the side's place in turn order.
+pub type Seated = Vec<Option<Box<dyn Program>>>;
+
 /// A console: one profile's [`Dialogue`] driven through whole games.
 pub struct Driver<D> {
     dialogue: D,
     thinking: Thinking,
     chooser: Option<Chooser>,
+    programs: Seated,
 }
 
 impl<D: std::fmt::Debug> std::fmt::Debug for Driver<D> {
@@ -144,6 +158,10 @@ impl<D: std::fmt::Debug> std::fmt::Debug for Driver<D> {
             .field("dialogue", &self.dialogue)
             .field("thinking", &self.thinking)
             .field("chooser", &self.chooser.is_some())
+            .field(
+                "programs",
+                &self.programs.iter().map(|p| p.as_ref().map(|p| p.name())).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -152,7 +170,14 @@ impl<D: Dialogue> Driver<D> {
     /// Drives `dialogue`, the `perfect` engine thinking without a time limit
     /// or a spinner.
     pub fn new(dialogue: D) -> Driver<D> {
-        Driver { dialogue, thinking: Thinking::default(), chooser: None }
+        Driver { dialogue, thinking: Thinking::default(), chooser: None, programs: Vec::new() }
+    }
+
+    /// `programs` play the sides that are [`Side::Program`]s.
+    #[must_use]
+    pub fn seating(mut self, programs: Seated) -> Driver<D> {
+        self.programs = programs;
+        self
     }
 
     /// Computer players' squares decided by `chooser` (given the console's
@@ -177,8 +202,19 @@ impl<D: Dialogue> Driver<D> {
     /// engine's move the rules refuse, or a console I/O error. If the input
     /// ends during a person's turn, the game stops there, unfinished.
     pub fn play(&mut self, setup: Setup, seed: u64) -> Result<Played, PlayError> {
-        let mut engines = engines(&setup.sides, seed, self.thinking);
-        let mut game = Game::new(setup.players, setup.geometry, setup.storage);
+        let played = self.play_seated(setup, seed);
+        for program in self.programs.iter_mut().flatten() {
+            program.finish();
+        }
+        played
+    }
+
+    /// [`Driver::play`], the seated programs left to finish.
+    fn play_seated(&mut self, setup: Setup, seed: u64) -> Result<Played, PlayError> {
+        let Setup { players, sides, geometry, storage } = setup;
+        let mut engines = engines(&sides, seed, self.thinking);
+        let players = self.named(players, &sides)?;
+        let mut game = Game::new(players, geometry, storage);
         for engine in engines.iter().flatten() {
             engine.check(&game)?;
         }
@@ -198,12 +234,28 @@ impl<D: Dialogue> Driver<D> {
                 game.try_play(mv)
                     .map_err(|violation| PlayError::EngineMove { square: mv.square.number(), violation })?;
                 mv
+            } else if let Some(Some(program)) = self.programs.get_mut(player.index()) {
+                match program.answer(&game, seed) {
+                    Ok(square) => {
+                        let mv = Move { player, square };
+                        dialogue.announce(&game, mv)?;
+                        game.try_play(mv).map_err(|violation| PlayError::EngineMove {
+                            square: mv.square.number(),
+                            violation,
+                        })?;
+                        mv
+                    }
+                    Err(forfeited) => {
+                        dialogue.forfeit(&game, &forfeited)?;
+                        return Ok(Played { game, moves, forfeit: Some((player, forfeited)) });
+                    }
+                }
             } else {
                 loop {
                     let refusal = match dialogue.ask(&game)? {
                         Answer::End => {
                             dialogue.input_ended()?;
-                            return Ok(Played { game, moves });
+                            return Ok(Played { game, moves, forfeit: None });
                         }
                         Answer::Unreadable => Refusal::Unreadable,
                         Answer::Square(square) => match game.try_play(Move { player, square }) {
@@ -219,7 +271,36 @@ impl<D: Dialogue> Driver<D> {
         if let Some(outcome) = game.outcome() {
             dialogue.end(&game, outcome)?;
         }
-        Ok(Played { game, moves })
+        Ok(Played { game, moves, forfeit: None })
+    }
+
+    /// `players`, each of `sides` that is a program seated named as the program
+    /// is (white space, control characters and `:` made `_`, so the
+    /// players line reads back; made inert, as a record's names are).
+    ///
+    /// # Errors
+    /// [`PlayError::NoProgram`]: a program's side with none seated.
+    fn named(&self, players: Players, sides: &[Side]) -> Result<Players, PlayError> {
+        let mut named = Vec::with_capacity(sides.len());
+        for (i, ((_, player), side)) in players.iter().zip(sides).enumerate() {
+            let mut player = player.clone();
+            if *side == Side::Program {
+                let Some(Some(program)) = self.programs.get(i) else {
+                    return Err(PlayError::NoProgram { mark: player.mark });
+                };
+                let name: String = program
+                    .name()
+                    .chars()
+                    .map(|c| if c.is_whitespace() || c.is_control() || c == ':' { '_' } else { c })
+                    .collect();
+                player.name = crate::text::inert(&name).into_owned();
+                if player.name.is_empty() {
+                    player.name.push('_');
+                }
+            }
+            named.push(player);
+        }
+        Ok(Players::new(named).unwrap_or(players))
     }
 }
 
@@ -288,6 +369,70 @@ mod tests {
             self.said.push(format!("end {outcome:?}"));
             Ok(())
         }
+        fn forfeit(&mut self, _: &Game, forfeited: &Forfeited) -> Result<(), PlayError> {
+            self.said.push(format!("forfeit {}", forfeited.why));
+            Ok(())
+        }
+    }
+
+    /// A program that answers from a list (then forfeits, the last answer
+    /// refused), and counts the games it was let go.
+    struct Listed {
+        name: &'static str,
+        squares: Vec<u64>,
+        seeds: Vec<u64>,
+        finished: std::rc::Rc<std::cell::Cell<u32>>,
+    }
+
+    impl Program for Listed {
+        fn name(&self) -> &str {
+            self.name
+        }
+        fn answer(&mut self, _: &Game, seed: u64) -> Result<Square, Forfeited> {
+            self.seeds.push(seed);
+            match self.squares.first().copied() {
+                Some(n) => {
+                    self.squares.remove(0);
+                    Ok(Square::from_index(n - 1))
+                }
+                None => Err(Forfeited { why: "time: no answer".into(), refused: Some("5".into()) }),
+            }
+        }
+        fn finish(&mut self) {
+            self.finished.set(self.finished.get() + 1);
+        }
+    }
+
+    #[test]
+    fn a_seated_program_plays_its_side_and_its_forfeit_ends_the_game() {
+        let at = |n: u64| Answer::Square(Square::from_index(n - 1));
+        let finished = std::rc::Rc::new(std::cell::Cell::new(0));
+        let log =
+            Log { sides: vec![Side::Human, Side::Program], answers: vec![at(5), at(1)], ..Log::default() };
+        let program = Listed {
+            name: "ann b:\u{202e}",
+            squares: vec![9],
+            seeds: Vec::new(),
+            finished: finished.clone(),
+        };
+        let mut driver = Driver::new(log).seating(vec![None, Some(Box::new(program))]);
+        let played = driver.game(7).unwrap().unwrap();
+        assert_eq!(played.moves.iter().map(|m| m.square.number()).collect::<Vec<_>>(), [5, 9, 1]);
+        assert!(played.is_finished(), "a forfeit finishes the game");
+        assert_eq!(
+            played.forfeit.as_ref().map(|(p, f)| (p.index(), f.why.as_str())),
+            Some((1, "time: no answer"))
+        );
+        assert_eq!(driver.dialogue.said.last().map(String::as_str), Some("forfeit time: no answer"));
+        assert_eq!(finished.get(), 1, "let go once the game is over");
+        assert_eq!(
+            played.move_file(),
+            "Tic-Tac-Toe Game Data: O forfeits (time: no answer)\nX: Human Player O: ann_b_\\u{202e}\n\nX\t5\nO\t9\nX\t1\nO\t5\n"
+        );
+        // A program's side with no program seated is the caller's mistake.
+        let log = Log { sides: vec![Side::Program, Side::Human], ..Log::default() };
+        let error = Driver::new(log).game(0).unwrap_err();
+        assert_eq!(error.to_string(), "X is to be played by a program, but none was seated there");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod extended;
 pub mod judge;
 pub mod plain;
 mod profile;
+pub mod program;
 pub mod scripts;
 pub mod smalltalk;
 pub mod uri;
@@ -28,13 +29,14 @@ use crate::board::Geometry;
 use crate::engine::{Engine, EngineError, EngineKind};
 use crate::game::{Game, Move, Violation};
 use crate::movefile;
-use crate::player::{Mark, Player, Players};
+use crate::player::{Mark, Player, PlayerId, Players};
 use crate::render::Renderer;
 
 pub use dialect::{Dialect, Setting};
-pub use driver::{Answer, Chooser, Dialogue, Driver, Refusal, Setup};
+pub use driver::{Answer, Chooser, Dialogue, Driver, Refusal, Seated, Setup};
 pub use plain::Plain;
 pub use profile::Profile;
+pub use program::{Forfeited, Program};
 
 /// Who plays one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +45,9 @@ pub enum Side {
     Human,
     /// A computer player.
     Engine(EngineKind),
+    /// A [`Program`] the console's maker seats (a bot), asked for each of
+    /// its moves; only the default console seats one.
+    Program,
 }
 
 impl Side {
@@ -68,6 +73,8 @@ impl Side {
             Side::Engine(EngineKind::Minimax) => "Minimax Engine",
             Side::Engine(EngineKind::Perfect) => "Perfect Engine",
             Side::Engine(EngineKind::Random) => "Random Engine",
+            // The program's own name replaces it once it is seated.
+            Side::Program => "Program",
         }
     }
 }
@@ -79,24 +86,38 @@ pub struct Played {
     pub game: Game,
     /// The valid moves, in order.
     pub moves: Vec<Move>,
+    /// The program that forfeited the game, and why, if one did.
+    pub forfeit: Option<(PlayerId, Forfeited)>,
 }
 
 impl Played {
-    /// The game as a move file: refereed, it replays move for move.
+    /// The game as a move file: refereed, it replays move for move. A
+    /// program's forfeit is said in the title, and an answer that was no
+    /// free square is its last line (the referee rules it illegal).
     #[must_use]
     pub fn move_file(&self) -> String {
         let players = self.game.players();
-        let mut text = movefile::header("Tic-Tac-Toe Game Data", players, self.game.board().geometry());
+        let title = match &self.forfeit {
+            None => "Tic-Tac-Toe Game Data".to_owned(),
+            Some((player, forfeited)) => {
+                format!("Tic-Tac-Toe Game Data: {} forfeits ({})", players.get(*player).mark, forfeited.why)
+            }
+        };
+        let mut text = movefile::header(&title, players, self.game.board().geometry());
         for mv in &self.moves {
             movefile::move_line(&mut text, &players.get(mv.player).mark, &mv.square.number());
+        }
+        if let Some((player, Forfeited { refused: Some(square), .. })) = &self.forfeit {
+            movefile::move_line(&mut text, &players.get(*player).mark, square);
         }
         text
     }
 
-    /// Whether the game ended (rather than the input running out).
+    /// Whether the game ended (rather than the input running out): won,
+    /// drawn or forfeited.
     #[must_use]
     pub fn is_finished(&self) -> bool {
-        self.game.outcome().is_some()
+        self.game.outcome().is_some() || self.forfeit.is_some()
     }
 }
 
@@ -212,7 +233,7 @@ fn engines(sides: &[Side], seed: u64, thinking: Thinking) -> Vec<Option<Engine>>
         .zip(sides)
         .map(|(i, side)| match side {
             Side::Engine(kind) => Some(thinking.engine(*kind, seed.wrapping_add(i))),
-            Side::Human => None,
+            Side::Human | Side::Program => None,
         })
         .collect()
 }
@@ -293,6 +314,13 @@ pub enum PlayError {
     /// The console's output could not be written.
     #[error("cannot write the console: {0}")]
     Output(#[from] io::Error),
+    /// A side is a program, but none was seated there (the caller's
+    /// mistake), or this console seats none.
+    #[error("{mark} is to be played by a program, but none was seated there")]
+    NoProgram {
+        /// The side's mark.
+        mark: Mark,
+    },
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 use std::io::{BufRead, Write};
 
 use super::dialect::{Dialect, Setting, Typing, square_number};
-use super::{Answer, Console, Dialogue, PlayError, Refusal, Setup, Side, players, read_line, show};
+use super::{
+    Answer, Console, Dialogue, Forfeited, PlayError, Refusal, Setup, Side, players, read_line, show,
+};
 use crate::board::Geometry;
 use crate::engine::EngineKind;
 use crate::game::{Game, Move, Outcome, Violation};
@@ -95,6 +97,17 @@ impl<R: BufRead, W: Write> Dialogue for Plain<R, W> {
             _ => writeln!(self.output, "Enter a square from 1 to {}.", self.geometry.cells())?,
         }
         Ok(())
+    }
+
+    /// `O forfeits: time: no answer within 1 s.`, then the board and
+    /// `X wins by forfeit.` (with two players the other one wins).
+    fn forfeit(&mut self, game: &Game, forfeited: &Forfeited) -> Result<(), PlayError> {
+        let players = game.players();
+        let offender = game.next_player();
+        writeln!(self.output, "{} forfeits: {}.", players.get(offender).mark, forfeited.why)?;
+        show(&self.renderer, game, &mut self.output)?;
+        let winner = players.get(players.next_after(offender)).mark;
+        Ok(writeln!(self.output, "{winner} wins by forfeit.")?)
     }
 
     fn input_ended(&mut self) -> Result<(), PlayError> {

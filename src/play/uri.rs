@@ -133,7 +133,7 @@ impl<R: BufRead, W: Write> Uri<R, W> {
     fn banner_name(&self, index: usize) -> String {
         match self.sides[index] {
             Side::Human => format!("Player {}", index + 1),
-            Side::Engine(_) => "AI".to_owned(),
+            Side::Engine(_) | Side::Program => "AI".to_owned(),
         }
     }
 

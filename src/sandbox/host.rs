@@ -23,7 +23,7 @@ use super::protocol::{
     STDIN, Said, closing, said,
 };
 use super::root::in_system_dirs;
-use super::scratch::{installed, remove_all, scratch_base, unguessable, unused_uid};
+use super::scratch::{PREFIX, hold, installed, remove_all, scratch_base, sweep, unguessable, unused_uid};
 use super::wait::{GRACE, Waited, kill_group, wait};
 use super::{Collect, Fault, Gaps, Job, Run, SandboxError, cgroup, copy, guard, launcher};
 
@@ -32,6 +32,10 @@ use super::{Collect, Fault, Gaps, Job, Run, SandboxError, cgroup, copy, guard, l
 pub struct Sandbox {
     guard: PathBuf,
     scratch: tempfile::TempDir,
+    /// The scratch's lock, held while the sandbox lives: a grader killed
+    /// before it could remove its scratch leaves it to the next one's
+    /// sweep ([`sweep`]).
+    _held: fs::File,
     /// The unused user and group id runs get when the grader is root.
     run_as: Option<u32>,
     cgroups: Arc<Result<cgroup::Cgroups, String>>,
@@ -64,9 +68,11 @@ impl Sandbox {
     /// (for callers that are neither, such as tests of the library).
     pub fn with_guard(guard: PathBuf) -> io::Result<Sandbox> {
         let run_as = nix::unistd::geteuid().is_root().then(unused_uid);
-        let scratch =
-            tempfile::Builder::new().prefix("ttt-grade-").tempdir_in(scratch_base(run_as.is_some()))?;
+        let base = scratch_base(run_as.is_some());
+        sweep(&base);
+        let scratch = tempfile::Builder::new().prefix(PREFIX).tempdir_in(&base)?;
         fs::set_permissions(scratch.path(), fs::Permissions::from_mode(0o700))?;
+        let held = hold(scratch.path())?;
         let mut hide = Vec::new();
         for path in [&guard].into_iter().cloned().chain(std::env::current_exe().ok()).chain(installed()) {
             if let Ok(real) = fs::canonicalize(&path)
@@ -97,6 +103,7 @@ impl Sandbox {
         let sandbox = Sandbox {
             guard,
             scratch,
+            _held: held,
             run_as,
             cgroups,
             launchers,

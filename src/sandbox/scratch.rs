@@ -5,7 +5,8 @@
 //! is [`files`](super::files)' work.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
+use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The first of the user ids a root grader picks from for its runs: far
@@ -40,6 +41,56 @@ pub(super) fn scratch_base(for_another_user: bool) -> PathBuf {
         .chain([(PathBuf::from("/dev/shm"), SHM_ROOM), (PathBuf::from("/tmp"), 0)])
         .find(|(dir, room)| usable(dir, *room))
         .map_or_else(std::env::temp_dir, |(dir, _)| dir)
+}
+
+/// How every scratch directory's name begins.
+pub(super) const PREFIX: &str = "ttt-grade-";
+
+/// The file in a scratch directory its grader holds locked for as long as
+/// it lives ([`hold`]).
+const LOCK: &str = "in-use.lock";
+
+/// Marks `scratch` as in use for as long as the file handed back is open:
+/// an exclusive lock on its lock file, which the kernel releases when the
+/// process ends, however it ends (a `kill -9` or a second Ctrl-C too), so
+/// the next grader's [`sweep`] knows the directory is abandoned. The handle
+/// is closed on exec: no run keeps the lock alive.
+pub(super) fn hold(scratch: &Path) -> io::Result<fs::File> {
+    let file = fs::OpenOptions::new().create_new(true).write(true).open(scratch.join(LOCK))?;
+    file.try_lock().map_err(io::Error::from)?;
+    Ok(file)
+}
+
+/// Removes from `base` the scratch directories graders left when they were
+/// killed before they could remove their own: each named as scratch is
+/// ([`PREFIX`]), owned by this user (or, for a root grader, by one of the
+/// run users it picks from), whose lock file no live grader holds
+/// ([`hold`]). A directory without a lock file (one being made at this
+/// moment) is left alone, as is every other name and owner.
+pub(super) fn sweep(base: &Path) {
+    let me = rustix::process::geteuid();
+    let ours = |uid: u32| uid == me.as_raw() || (me.is_root() && uid >= RUN_UIDS);
+    let Ok(entries) = fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let named = entry.file_name().to_str().is_some_and(|name| name.starts_with(PREFIX));
+        // Not followed: a link named so is no scratch.
+        let owned = fs::symlink_metadata(&path).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.is_dir() && ours(m.uid())
+        });
+        if !(named && owned) {
+            continue;
+        }
+        let abandoned = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NOFOLLOW)
+            .open(path.join(LOCK))
+            .is_ok_and(|lock| lock.try_lock().is_ok());
+        if abandoned {
+            remove_all(&path);
+        }
+    }
 }
 
 /// Whether every user may pass through `dir` and each directory above it.
@@ -113,5 +164,43 @@ pub fn remove_all(path: &Path) {
     if fs::remove_dir_all(path).is_err() {
         open_up(path);
         let _ = fs::remove_dir_all(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory named as scratch in `base`, with a file in it, and its
+    /// lock file if `lock`.
+    fn scratch(base: &Path, name: &str, lock: bool) -> PathBuf {
+        let dir = base.join(name);
+        fs::create_dir_all(dir.join("run-1")).unwrap();
+        fs::write(dir.join("run-1/answer"), "x").unwrap();
+        if lock {
+            fs::write(dir.join(LOCK), "").unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn only_scratch_no_live_grader_holds_is_swept() {
+        let base = tempfile::tempdir().unwrap();
+        let abandoned = scratch(base.path(), "ttt-grade-dead", true);
+        let live = base.path().join("ttt-grade-live");
+        fs::create_dir(&live).unwrap();
+        let held = hold(&live).unwrap();
+        let making = scratch(base.path(), "ttt-grade-making", false);
+        let other = scratch(base.path(), "other-dead", true);
+        std::os::unix::fs::symlink(&other, base.path().join("ttt-grade-link")).unwrap();
+        sweep(base.path());
+        assert!(!abandoned.exists(), "an abandoned scratch stays");
+        assert!(live.join(LOCK).exists() && making.exists() && other.exists());
+        assert!(base.path().join("ttt-grade-link").exists());
+        // Once its grader is gone, the live one goes too.
+        drop(held);
+        sweep(base.path());
+        assert!(!live.exists());
+        assert!(hold(&making).is_ok() && hold(&making).is_err(), "a lock file is made once");
     }
 }

@@ -193,15 +193,42 @@ impl Workshop {
         self.sandbox.stopper()
     }
 
-    /// Ctrl-C or SIGTERM stops as [`Workshop::stopper`] does; a second
-    /// signal ends the process at once, with exit status `status`.
+    /// Ctrl-C, SIGTERM or SIGHUP (its terminal closed) stops as
+    /// [`Workshop::stopper`] does; a second signal ends the process at
+    /// once, with exit status `status` (its scratch is then left to the
+    /// next sandbox's sweep).
     pub fn stop_on_signals(&self, status: u8) {
         let stop = self.stopper();
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP]
+        {
             let _ =
                 signal_hook::flag::register_conditional_shutdown(signal, status.into(), Arc::clone(&stop));
             let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
         }
+    }
+
+    /// Ctrl-C, SIGTERM or SIGHUP ends the process at once with exit status
+    /// `status`, the runs under way stopped and the scratch directory
+    /// removed first: for a command that waits on a person at the console
+    /// (`play` with a bot), where a stop flag would wait for the next line
+    /// typed.
+    ///
+    /// # Errors
+    /// The signals cannot be caught, or the thread that waits for them
+    /// cannot start.
+    pub fn end_on_signals(&self, status: u8) -> std::io::Result<()> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let stop = self.stopper();
+        let scratch = self.sandbox.scratch().to_owned();
+        std::thread::Builder::new().name("signals".to_owned()).spawn(move || {
+            if signals.forever().next().is_some() {
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                crate::sandbox::remove_all(&scratch);
+                std::process::exit(status.into());
+            }
+        })?;
+        Ok(())
     }
 
     /// Makes each [`Step`] call `faults` first, for a submission, with its

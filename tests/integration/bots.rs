@@ -772,3 +772,144 @@ fn grade_play_adds_a_test_against_an_engine_the_ta_chooses() {
         assert_eq!(text(&out.stderr), message);
     }
 }
+
+/// A failing test's game is written beside the report as a move file, which
+/// the referee replays and `match --from` plays on from; `report.html` shows
+/// it move by move and links it.
+#[test]
+fn a_failing_game_is_written_beside_the_report_and_played_on_from() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--bar", "0,0", "--move-time", "0.5", "--seed", "4"])
+        .arg("--report")
+        .arg(&report)
+        .args(["first-c", "taken"].map(bot))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // The table names the failing tests.
+    let table = text(&out.stdout);
+    assert!(table.lines().any(|l| l.starts_with("first-c ") && l.ends_with("  vs-perfect")), "{table}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let lost = &json["submissions"][0]["tests"][0];
+    assert_eq!(lost["test"], "vs-perfect");
+    let file = report.join("games/first-c/vs-perfect.txt");
+    let game = fs::read_to_string(&file).unwrap();
+    assert_eq!(game, lost["smallest_failing_input"]["input"].as_str().unwrap(), "the record whole");
+    let refereed = referee().arg(&file).output().unwrap();
+    assert_eq!(refereed.status.code(), Some(0));
+    assert!(text(&refereed.stdout).contains("\nWinner: "), "{}", text(&refereed.stdout));
+    // Every failing test of `taken` has its game (it passes vs-random with
+    // --bar 0,0), a forfeit's answer its last line.
+    for test in ["vs-perfect", "legal"] {
+        let record = report.join(format!("games/taken/{test}.txt"));
+        let refereed = referee().arg(&record).output().unwrap();
+        assert_eq!(refereed.status.code(), Some(0), "{test}");
+        assert!(text(&refereed.stdout).contains(" marked square\n"), "{test}: {}", text(&refereed.stdout));
+    }
+    for passed in ["first-c/legal.txt", "taken/vs-random.txt"] {
+        assert!(!report.join("games").join(passed).exists(), "a passing test has no game: {passed}");
+    }
+    // The student plays on from the position before the losing move.
+    let moves = game.lines().skip(3).count();
+    let after = (moves - 1).to_string();
+    let replay = dir.path().join("replay");
+    let out = referee()
+        .arg("match")
+        .arg(bot("first-c"))
+        .args(["perfect", "-q", "--after", &after, "--from"])
+        .arg(&file)
+        .arg("--report")
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let first: Vec<&str> = game.lines().skip(3).take(moves - 1).collect();
+    for n in 1..=2 {
+        let record = fs::read_to_string(replay.join(format!("games/00{n}.txt"))).unwrap();
+        let played: Vec<&str> = record.lines().skip(3).take(first.len()).collect();
+        assert_eq!(played, first, "{record}");
+    }
+    let html = fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains(r#"<a href="games/first-c/vs-perfect.txt">"#), "no link to the game");
+    assert_eq!(html.matches(r#"<div class="game" data-moves=""#).count(), 3, "a game for each failing test");
+    assert_eq!(html.matches(r#"<section class="submission">"#).count(), 2, "a section for each student");
+}
+
+/// `play` seats a bot as `match` does: it plays its side of the console's
+/// game, its forfeit ends the game (said at the console and in the
+/// record's title, a taken square its last line), and what it wrote on
+/// standard error is shown when the game ends.
+#[test]
+fn play_seats_a_bot_at_the_console() {
+    let dir = kept_dir();
+    let record = dir.path().join("game.txt");
+    let out = referee()
+        .arg("play")
+        .arg("--o")
+        .arg(bot("taken"))
+        .arg("--record")
+        .arg(&record)
+        .write_stdin("5\nn\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let console = text(&out.stdout);
+    assert!(
+        console.contains("O forfeits: taken-square: answered 5, which is taken.\n- - -\n- X -\n- - -\n\nX wins by forfeit.\nPlay again? [y/N] "),
+        "{console}"
+    );
+    let moves = fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        moves,
+        "Tic-Tac-Toe Game Data: O forfeits (taken-square: answered 5, which is taken)\nX: Human Player O: taken\n\nX\t5\nO\t5\n"
+    );
+    let refereed = text(&referee().arg(&record).output().unwrap().stdout);
+    assert!(refereed.contains("O 5 marked square\n"), "{refereed}");
+
+    // Against an engine, no person: the game is played through and
+    // recorded under the bot's name; its standard error is shown.
+    let out = referee()
+        .arg("play")
+        .arg("--x")
+        .arg(bot("first-python"))
+        .args(["--o", "perfect", "--record"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("O wins.\n"), "{}", text(&out.stdout));
+    let moves = fs::read_to_string(&record).unwrap();
+    assert!(
+        moves.starts_with("Tic-Tac-Toe Game Data\nX: first-python O: Perfect Engine\n\nX\t1\n"),
+        "{moves}"
+    );
+    let out = referee().arg("play").arg("--x").arg(bot("crash")).args(["--o", "rules"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("X forfeits: exited: "), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("ttt-referee: crash wrote on standard error:\n")
+            && text(&out.stderr).contains("RuntimeError"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Bots play at the default console only; a player is a value or a directory.
+    let out = referee().args(["play", "--profile", "xtreme", "--o"]).arg(bot("taken")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ttt-referee: a bot plays at the default console only; leave out --profile\n"
+    );
+    let out = referee().args(["play", "--x", "no-such-bot"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "`no-such-bot` is not a player; expected human, rules, minimax, perfect, random or a directory holding a bot's source"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -314,3 +314,167 @@ fn a_file_among_the_participants_is_skipped_with_a_warning() {
     );
     assert_eq!(stderr.lines().count(), 3, "{stderr}");
 }
+
+/// A lost game, as `grade --play` and `match --report` record one: perfect
+/// (O) wins on its 7th move.
+const LOST: &str = "Match game 1 (seed 0): first-python (X) vs perfect (O): O wins\nX: first-python O: perfect\n\nX\t1\nO\t5\nX\t2\nO\t3\nX\t4\nO\t7\n";
+
+#[test]
+fn a_match_plays_on_from_a_recorded_position_each_side_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("lost.txt");
+    fs::write(&game, LOST).unwrap();
+    let report = dir.path().join("r");
+    let out = referee()
+        .args(["match", "perfect", "rules", "--after", "3", "--from"])
+        .arg(&game)
+        .args(["--games", "4", "--seed", "3", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for n in 1..=4 {
+        let record = fs::read_to_string(report.join(format!("games/00{n}.txt"))).unwrap();
+        // Its first three moves are the file's; then O, the player to move,
+        // is the second seat: rules in the odd games, perfect in the even.
+        let moves: Vec<&str> = record.lines().skip(3).take(4).collect();
+        assert_eq!(moves[..3], ["X\t1", "O\t5", "X\t2"], "{record}");
+        let o = if n % 2 == 1 { "rules" } else { "perfect" };
+        assert!(record.lines().nth(1).unwrap().ends_with(&format!("O: {o}")), "{record}");
+        let refereed = referee().arg(report.join(format!("games/00{n}.txt"))).output().unwrap();
+        assert_eq!(refereed.status.code(), Some(0), "{record}");
+    }
+    // perfect as O blocks at 3 at once.
+    let second = fs::read_to_string(report.join("games/002.txt")).unwrap();
+    assert_eq!(second.lines().nth(6), Some("O\t3"), "{second}");
+    // Resumed, the opening is checked again: the same command reads back.
+    let again = referee()
+        .args(["match", "perfect", "rules", "--after", "3", "--from"])
+        .arg(&game)
+        .args(["--games", "4", "--seed", "3", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(text(&again.stderr).lines().all(|l| l.ends_with("(recorded)")), "{}", text(&again.stderr));
+    // From standard input, every move but the last.
+    let piped = referee()
+        .args(["match", "perfect", "rules", "--from", "-", "--after", "5", "--games", "1", "-q"])
+        .write_stdin(LOST)
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+}
+
+#[test]
+fn a_match_plays_each_opening_from_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("openings.txt");
+    fs::write(&openings, "5 1\n2\n").unwrap();
+    let out = referee()
+        .args(["match", "perfect", "random", "--openings"])
+        .arg(&openings)
+        .args(["--report"])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = results(&dir.path().join("r"));
+    let games = json["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4, "--games 2 from each of 2 openings");
+    for (n, (first, x)) in
+        [("X\t5", "perfect"), ("X\t5", "random"), ("X\t2", "perfect"), ("X\t2", "random")].iter().enumerate()
+    {
+        let record = fs::read_to_string(dir.path().join(format!("r/games/00{}.txt", n + 1))).unwrap();
+        assert_eq!(record.lines().nth(3), Some(*first), "{record}");
+        assert!(record.lines().nth(1).unwrap().starts_with(&format!("X: {x} ")), "{record}");
+    }
+}
+
+#[test]
+fn a_position_that_cannot_be_played_on_from_is_an_error_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.txt");
+    let shown = path.display().to_string();
+    let run = |contents: &str, extra: &[&str]| {
+        fs::write(&path, contents).unwrap();
+        let mut args = vec!["match", "perfect", "rules", "--from", shown.as_str()];
+        args.extend(extra);
+        refused(&args)
+    };
+    assert_eq!(
+        run(LOST, &[]),
+        format!(
+            "ttt-referee: {shown}:9: the game is over after `O 7` (O wins): there is nothing to play on from; use --after N (N up to 5) to start before it\n"
+        )
+    );
+    assert_eq!(
+        run(&LOST.replace("O\t7\n", ""), &["--after", "6"]),
+        format!("ttt-referee: {shown}: it has 5 moves; --after 6 asks for more\n")
+    );
+    let forfeit = LOST.replace("O\t7\n", "O\t1\n");
+    assert_eq!(
+        run(&forfeit, &[]),
+        format!(
+            "ttt-referee: {shown}:9: `O 1` is marked square; use --after N (N up to 5) to start before it\n"
+        )
+    );
+    assert_eq!(
+        run("title\nX: a O: b Z: c\n\nX 5\n", &[]),
+        format!(
+            "ttt-referee: {shown}: 3 players; this match has 2 participants, each a player of every game\n"
+        )
+    );
+    assert!(
+        run("title\n", &[]).starts_with(&format!("ttt-referee: {shown}:2: ")),
+        "a malformed file is malformed as the referee says it"
+    );
+    assert_eq!(
+        run("title\nX: a O: b\nBoard: 300x300, 5 in a row\n", &[]),
+        "ttt-referee: --board 300x300: matches are played on boards of up to 65536 squares (the bot protocol sends the whole board with every move)\n"
+    );
+    assert_eq!(
+        run("title\nX: a O: b\nBoard: 9x9, 5 in a row\n", &[]),
+        "ttt-referee: perfect: the perfect engine plays boards of up to 64 squares; this one has 81\n"
+    );
+    assert!(run(LOST, &["--board", "4x4"]).contains("cannot be used with"));
+    assert!(refused(&["match", "perfect", "rules", "--after", "2"]).contains("--from"));
+    fs::remove_file(&path).unwrap();
+    assert_eq!(
+        refused(&["match", "perfect", "rules", "--from", shown.as_str()]),
+        format!("ttt-referee: {shown}: cannot open: No such file or directory\n")
+    );
+}
+
+/// `--rounds` without `--openings`: the first round from the empty board,
+/// each later one from a random opening of its own (drawn from the seed),
+/// which every pair plays from both sides.
+#[test]
+fn each_later_round_starts_from_an_opening_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |seed: &str, name: &str| {
+        let out = referee()
+            .args(["tournament", "perfect", "minimax", "--rounds", "4", "--seed", seed, "--report"])
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        // Each game's first two moves.
+        (1..=8)
+            .map(|n| {
+                let record = fs::read_to_string(dir.path().join(format!("{name}/games/00{n}.txt"))).unwrap();
+                record.lines().skip(3).take(2).collect::<Vec<_>>().join(" ")
+            })
+            .collect::<Vec<String>>()
+    };
+    let games = run("4", "a");
+    for round in 1..4 {
+        let (first, second) = (&games[2 * round], &games[2 * round + 1]);
+        assert_eq!(first, second, "both sides of round {}'s opening", round + 1);
+        assert!(!games[..2 * round].contains(first), "round {} repeats an opening: {games:?}", round + 1);
+    }
+    // minimax as X from the empty board takes the lowest square.
+    assert!(games[1].starts_with("X\t1 "), "{games:?}");
+    assert_eq!(run("4", "b"), games, "the same seed, the same openings");
+    assert_ne!(run("5", "c")[2..], games[2..], "another seed, other openings");
+}

@@ -537,6 +537,13 @@ fn a_grader_killed_mid_run_leaves_no_student_process_and_no_half_report() {
     grader.wait().unwrap();
     assert!(eventually(|| !alive(tag)), "the program outlived its grader");
     assert!(!report.exists() || fs::read_dir(&report).unwrap().next().is_none(), "a report was written");
+    // Its scratch stays behind, until the next grader (here one whose
+    // submission has nothing to build) sweeps it away with its own.
+    let left = || fs::read_dir(scratch.path()).unwrap().count();
+    assert_eq!(left(), 1, "the killed grader's scratch");
+    let empty = area.submission("empty", &[]);
+    referee().env("TMPDIR", scratch.path()).args(["grade", "--play"]).arg(&empty).assert().code(1);
+    assert_eq!(left(), 0, "a killed grader's scratch outlived the next grading");
 }
 
 /// A sandbox for the tests of the library's own side, with the guard

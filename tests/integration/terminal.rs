@@ -131,3 +131,43 @@ fn gen_shows_its_progress_bar_on_a_terminal_and_says_what_it_wrote() {
     let stderr = String::from_utf8(piped.stderr).unwrap();
     assert!(!stderr.contains("/3000") && !stderr.contains('\x1b'), "{stderr:?}");
 }
+
+/// Ctrl-C at a console where a bot is seated ends `play` at once (a person's
+/// turn waits on the keyboard, so no flag could be looked at), with status
+/// 130, and the bot's scratch directory goes with it.
+#[test]
+fn ctrl_c_at_a_console_with_a_bot_ends_it_and_leaves_no_scratch() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::tempdir().unwrap();
+    // Every user may pass through it, as a root grader's run user must.
+    std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pty = native_pty_system()
+        .openpty(PtySize { rows: 40, cols: 120, pixel_width: 0, pixel_height: 0 })
+        .expect("a pseudo-terminal");
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_ttt-referee"));
+    command.args(["play", "--x", "human", "--o", "fixtures/bots/first-python"]);
+    command.cwd(root());
+    command.env("TMPDIR", scratch.path());
+    let mut child = pty.slave.spawn_command(command).expect("the binary starts");
+    drop(pty.slave);
+    let mut keyboard = pty.master.take_writer().expect("a writer");
+    let mut reader = pty.master.try_clone_reader().expect("a reader");
+    let mut seen = Vec::new();
+    let mut buffer = [0; 4096];
+    let mut typed = false;
+    while let Ok(n @ 1..) = reader.read(&mut buffer) {
+        seen.extend_from_slice(&buffer[..n]);
+        let text = String::from_utf8_lossy(&seen).into_owned();
+        // The bot is built and its scratch made before the first prompt.
+        if !typed && text.contains("X to move (1-9): ") {
+            assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 1, "the bot's scratch");
+            keyboard.write_all(b"\x03").expect("typing");
+            keyboard.flush().expect("typing");
+            typed = true;
+        }
+    }
+    let status = child.wait().expect("the binary ends");
+    assert!(typed, "no prompt:\n{}", String::from_utf8_lossy(&seen));
+    assert_eq!(status.exit_code(), 130, "{}", String::from_utf8_lossy(&seen));
+    assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "the scratch stayed");
+}

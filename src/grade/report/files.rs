@@ -1,10 +1,12 @@
 //! The reports a grading writes when it is over: the terminal's table
-//! ([`Table`]) and the report directory ([`ReportDir`]).
+//! ([`Table`]) and the report directory ([`ReportDir`]), with a bot's
+//! failing games beside it ([`GameFiles`]).
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::games::GameFiles;
 use super::{Grading, ReportError, Sink, formats, write_file};
 use crate::grade::result::Graded;
 use crate::outcome::Limits;
@@ -23,7 +25,8 @@ impl Sink for Table {
 }
 
 /// `--report DIR`: `grades.csv`, `results.json`, `junit.xml` and
-/// `report.html`, each written whole.
+/// `report.html`, each written whole, and each failing game as
+/// `games/SUBMISSION/TEST.txt`.
 #[derive(Debug)]
 pub struct ReportDir {
     dir: PathBuf,
@@ -56,8 +59,10 @@ impl Sink for ReportDir {
         write_file(&dir.join("grades.csv"), |out| formats::csv(results, &self.tests, out))?;
         write_file(&dir.join("results.json"), |out| formats::json(results, &limits, self.seed, out))?;
         write_file(&dir.join("junit.xml"), |out| formats::junit(results, out))?;
+        let games = GameFiles::of(results);
+        games.write(dir)?;
         write_file(&dir.join("report.html"), |out| {
-            formats::html_page(results, &self.protections, self.seed, out)
+            formats::html_page(results, &self.protections, self.seed, &games, out)
         })
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Serialize;
 
+use super::games::{self, GameFiles};
 use crate::check::Unmatched;
 use crate::grade::result::{SubmissionResult, TestResult, Verdict};
 use crate::spreadsheet::CsvTable;
@@ -22,8 +23,29 @@ pub fn score(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
+/// The most failing tests the terminal's table names in a row; the rest
+/// are counted.
+const TABLE_FAILED: usize = 3;
+
+/// The tests of `r` that did not pass, as the terminal's table names them:
+/// `vs-perfect, legal`; at most [`TABLE_FAILED`] then `(+N more)`; `all`
+/// when every one of several failed (a failed build, say); empty when none
+/// did.
+fn failed_tests(r: &SubmissionResult) -> String {
+    let failed: Vec<&str> =
+        r.tests.iter().filter(|t| t.verdict != Verdict::Pass).map(|t| t.test.as_str()).collect();
+    if failed.len() > 1 && failed.len() == r.tests.len() {
+        return "all".to_owned();
+    }
+    let mut text = failed.iter().take(TABLE_FAILED).map(|name| inert(name)).collect::<Vec<_>>().join(", ");
+    if failed.len() > TABLE_FAILED {
+        let _ = write!(text, " (+{} more)", failed.len() - TABLE_FAILED);
+    }
+    text
+}
+
 /// The terminal's table: submission, language, score, tests, then a count
-/// per verdict.
+/// per verdict, then the tests that failed, by name.
 pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
     let widest = |header: &str, text: &dyn Fn(&SubmissionResult) -> &str| {
         results.iter().map(|r| inert(text(r)).chars().count()).max().unwrap_or(0).max(header.len())
@@ -34,7 +56,7 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
     for verdict in Verdict::ALL {
         write!(out, "  {}", verdict.name())?;
     }
-    writeln!(out)?;
+    writeln!(out, "  failed")?;
     for r in results {
         write!(
             out,
@@ -47,7 +69,12 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
         for verdict in Verdict::ALL {
             write!(out, "  {:>w$}", r.count(verdict), w = verdict.name().len())?;
         }
-        writeln!(out)?;
+        let failed = failed_tests(r);
+        if failed.is_empty() {
+            writeln!(out)?;
+        } else {
+            writeln!(out, "  {failed}")?;
+        }
     }
     Ok(())
 }
@@ -251,6 +278,7 @@ pub fn html_page(
     results: &[SubmissionResult],
     protections: &str,
     seed: Option<u64>,
+    games: &GameFiles,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let page = html! {
@@ -260,7 +288,7 @@ pub fn html_page(
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { "Grades — ttt-referee" }
-                style { (PreEscaped(STYLE)) }
+                style { (PreEscaped(STYLE)) (PreEscaped(games::STYLE)) }
             }
             body {
                 h1 { "Grades" }
@@ -295,57 +323,75 @@ pub fn html_page(
                     }
                 }
                 details { summary { "Protections in force during this run" } pre { (inert_lines(protections)) } }
-                @for r in results {
-                    h2 #{ "s-" (anchor(&r.submission)) } { (inert(&r.submission)) " — " (score(r.score)) }
-                    p { "Language: " (inert(&r.language)) }
-                    @for note in r.provided_notes() { p.provided { (inert(&note)) } }
-                    @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
-                        details open[r.build_failed] { summary { "build log" } pre { (inert_lines(log)) } }
-                    }
-                    table {
-                        thead { tr { th { "test" } th { "verdict" } th { "score" } th { "detail" } th { "time (s)" } } }
-                        tbody {
-                            @for t in &r.tests {
-                                tr {
-                                    td { (inert(&t.test)) } td { (verdict_badge(t.verdict)) }
-                                    td.num { (score(t.score)) }
-                                    td { (inert(&t.detail))
-                                        @if !t.stderr.is_empty() {
-                                            details { summary { "standard error" } pre { (inert_lines(&t.stderr)) } }
-                                        }
-                                    }
-                                    td.num { (format!("{:.3}", t.wall)) }
-                                }
-                            }
-                        }
-                    }
-                    @for t in r.tests.iter().filter(|t| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
-                        h3 { (inert(&t.test)) }
-                        @if let Some(warnings) = t.warnings() {
-                            h4 { "The compiler's warnings" } pre.warnings { (inert_lines(warnings)) }
-                        }
-                        @if let Some(s) = &t.smallest_failing_input {
-                            div.smallest {
-                                h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (inert(&s.detail)) }
-                                pre.input { (inert_lines(&s.input)) }
-                                // A bot's game has no answers of its own.
-                                @if !(s.expected.is_empty() && s.actual.is_empty()) {
-                                    (side_by_side(&s.expected, &s.actual, &s.unmatched))
-                                }
-                                @if !s.stderr.is_empty() {
-                                    details { summary { "standard error on it" } pre { (inert_lines(&s.stderr)) } }
-                                }
-                            }
-                            @if whole_answer(t) { h4 { "The test itself" } }
-                        }
-                        @if whole_answer(t) { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
-                    }
-                }
-                script { (PreEscaped(SCRIPT)) }
+                @for (index, r) in results.iter().enumerate() { (submission_section(index, r, games)) }
+                script { (PreEscaped(games::STEP_SCRIPT)) (PreEscaped(SCRIPT)) }
             }
         }
     };
     out.write_all(page.into_string().as_bytes())
+}
+
+/// A submission's section of `report.html`: its tests, then each failing
+/// one's evidence (a bot's game move by move, from `games`, where it has
+/// one); `index` is its place in the results.
+fn submission_section(index: usize, r: &SubmissionResult, games: &GameFiles) -> Markup {
+    html! {
+        section.submission {
+            h2 #{ "s-" (anchor(&r.submission)) } { (inert(&r.submission)) " — " (score(r.score)) }
+            p { "Language: " (inert(&r.language)) }
+            @for note in r.provided_notes() { p.provided { (inert(&note)) } }
+            @if let Some(log) = r.build_log.as_ref().filter(|l| !l.trim().is_empty()) {
+                details open[r.build_failed] { summary { "build log" } pre { (inert_lines(log)) } }
+            }
+            table {
+                thead { tr { th { "test" } th { "verdict" } th { "score" } th { "detail" } th { "time (s)" } } }
+                tbody {
+                    @for t in &r.tests {
+                        tr {
+                            td { (inert(&t.test)) } td { (verdict_badge(t.verdict)) }
+                            td.num { (score(t.score)) }
+                            td { (inert(&t.detail))
+                                @if !t.stderr.is_empty() {
+                                    details { summary { "standard error" } pre { (inert_lines(&t.stderr)) } }
+                                }
+                            }
+                            td.num { (format!("{:.3}", t.wall)) }
+                        }
+                    }
+                }
+            }
+            @for (at, t) in r.tests.iter().enumerate().filter(|(_, t)| t.verdict == Verdict::Wrong || t.smallest_failing_input.is_some()) {
+                h3 { (inert(&t.test)) }
+                @if let Some(warnings) = t.warnings() {
+                    h4 { "The compiler's warnings" } pre.warnings { (inert_lines(warnings)) }
+                }
+                @if let Some(s) = &t.smallest_failing_input {
+                    div.smallest {
+                        h4 { (capitalized(&s.heading())) ": " (s.verdict.name()) ", " (inert(&s.detail)) }
+                        @if let Some((path, game)) = games.get(index, at) {
+                            @let path = path.to_string_lossy().replace('\\', "/");
+                            p { "Its record is " a href=(path) { (path) } " in this report's directory: replay it with "
+                                code { "ttt-referee FILE" } ", or play your bot on from its position after N moves with "
+                                code { "ttt-referee match BOT perfect --from FILE --after N" } "." }
+                            (games::game_markup(game))
+                            details { summary { "the move file" } pre.input { (inert_lines(&s.input)) } }
+                        } @else {
+                            pre.input { (inert_lines(&s.input)) }
+                        }
+                        // A bot's game has no answers of its own.
+                        @if !(s.expected.is_empty() && s.actual.is_empty()) {
+                            (side_by_side(&s.expected, &s.actual, &s.unmatched))
+                        }
+                        @if !s.stderr.is_empty() {
+                            details { summary { "standard error on it" } pre { (inert_lines(&s.stderr)) } }
+                        }
+                    }
+                    @if whole_answer(t) { h4 { "The test itself" } }
+                }
+                @if whole_answer(t) { (side_by_side(&t.expected, &t.actual, &t.unmatched)) }
+            }
+        }
+    }
 }
 
 /// A wrong test with answers of its own to show (a function graded with
@@ -364,4 +410,50 @@ pub(super) fn capitalized(text: &str) -> String {
 /// A name made safe for an HTML id.
 fn anchor(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submission(name: &str, verdicts: &[(&str, Verdict)]) -> SubmissionResult {
+        let tests = verdicts
+            .iter()
+            .map(|&(test, verdict)| TestResult::not_run(test, verdict, String::new()))
+            .collect();
+        SubmissionResult::graded(name.to_owned(), "C".to_owned(), None, tests)
+    }
+
+    #[test]
+    fn the_table_names_the_tests_that_failed() {
+        let results = [
+            submission("ann", &[("vs-perfect", Verdict::Pass), ("vs-random", Verdict::Pass)]),
+            submission(
+                "bo",
+                &[("vs-perfect", Verdict::Wrong), ("legal", Verdict::TimeLimit), ("x", Verdict::Pass)],
+            ),
+            submission("cy", &[("a", Verdict::BuildFailed), ("b", Verdict::BuildFailed)]),
+            submission(
+                "dee\u{1b}",
+                &[
+                    ("1", Verdict::Wrong),
+                    ("2", Verdict::Wrong),
+                    ("3", Verdict::Crashed),
+                    ("4\u{1b}[2J", Verdict::Wrong),
+                    ("5", Verdict::Wrong),
+                    ("6", Verdict::Pass),
+                ],
+            ),
+        ];
+        let mut out = Vec::new();
+        table(&results, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with("  build-failed  error  failed"), "{text}");
+        assert!(lines[1].ends_with("  0"), "nothing failed, nothing named: {text}");
+        assert!(lines[2].ends_with("  0  vs-perfect, legal"), "{text}");
+        assert!(lines[3].ends_with("  0  all"), "{text}");
+        assert!(lines[4].ends_with("  0  1, 2, 3 (+2 more)"), "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+    }
 }

@@ -4,6 +4,8 @@
 //! - [`formats`]: the writers, one a format — the terminal's table, CSV,
 //!   JSON, `JUnit` XML and the HTML page;
 //! - [`files`]: the report directory (`--report DIR`), written from them;
+//! - [`games`]: a bot's failing games, as move files beside the report and
+//!   move by move on its page;
 //! - [`gradescope`]: Gradescope's `results.json`;
 //! - [`classroom`]: GitHub Classroom's step summary and runner result;
 //! - [`progress`]: the progress bar on standard error.
@@ -14,6 +16,7 @@
 pub mod classroom;
 pub mod files;
 pub mod formats;
+pub mod games;
 pub mod gradescope;
 pub mod progress;
 
