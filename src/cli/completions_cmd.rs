@@ -217,7 +217,7 @@ mod tests {
         );
         assert!(
             script.contains(
-                "-l x -d 'Who plays X (moves first) [default: human]' -r -f -a \"human\\t'a person"
+                "-l x -d 'Who plays X (moves first), or a bot: a directory holding its source [default: human]' -r -f -a \"human\\t'a person"
             ),
             "{script}"
         );

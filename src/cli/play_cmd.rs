@@ -49,14 +49,13 @@ Profiles reproduce the original assignments' consoles, prompts and messages exac
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
-    /// Who plays X (moves first): one of the values below, or a directory
-    /// holding a bot's source [default: human].
+    /// Who plays X (moves first), or a bot: a directory holding its source
+    /// [default: human].
     #[arg(long, value_name = "PLAYER", value_parser = WhoParser)]
     x: Option<Who>,
 
-    /// Who plays O: one of the values below, or a directory holding a bot's
-    /// source [default: perfect; human with --profile extended, minimax
-    /// with --profile uri].
+    /// Who plays O, or a bot: a directory holding its source [default:
+    /// perfect; human with --profile extended, minimax with --profile uri].
     #[arg(long, value_name = "PLAYER", value_parser = WhoParser)]
     o: Option<Who>,
 
