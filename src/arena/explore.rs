@@ -193,10 +193,15 @@ impl Knowledge {
         }
         let board = key(game);
         let seat = bot.index().min(1);
-        if self.complete[policy.index()][seat].contains(&board) || self.forfeited.contains(&board) {
+        if self.complete[policy.index()][seat].contains(&board) {
             return Ok(true);
         }
         let next: Vec<Square> = if game.next_player() == bot {
+            // A board says whose turn it is, not who the bot is: a
+            // forfeit there is the bot's only on its own turn.
+            if self.forfeited.contains(&board) {
+                return Ok(true);
+            }
             match self.answers.get(&board) {
                 None => return Ok(false),
                 Some(answers) => answers.iter().map(|&s| Square::from_index(s)).collect(),
@@ -431,6 +436,20 @@ mod tests {
         assert!((x.win - 191.0 / 192.0).abs() < 1e-12, "{x:?}");
         assert!((o.win - 254.0 / 315.0).abs() < 1e-12, "{o:?}");
         assert!(x.loss.abs() < 1e-12 && o.loss.abs() < 1e-12);
+    }
+
+    /// A bot that forfeits on the empty board as X (found by an independent
+    /// check: its tree as O, whose root is the same board with the
+    /// explorer to move, counted as whole and its odds were never worked
+    /// out).
+    #[test]
+    fn a_forfeit_as_x_on_a_board_does_not_end_the_tree_where_the_explorer_moves_on_it() {
+        let mut k = Knowledge::default();
+        let (x, o) = (PlayerId::new(0), PlayerId::new(1));
+        k.learn(&empty(), &[], 0, x, true);
+        assert!(k.complete(&empty(), x, Replies::Every).unwrap());
+        assert!(!k.complete(&empty(), o, Replies::Every).unwrap());
+        assert_eq!(k.odds(&empty(), x), Some(Odds { win: 0.0, draw: 0.0, loss: 1.0 }));
     }
 
     #[test]
