@@ -29,7 +29,9 @@ pub(super) struct ArenaArgs {
     #[command(flatten)]
     board: BoardArgs,
 
-    /// The most time a participant may take over each answer, in seconds.
+    /// The most time a participant may take over each answer, in seconds
+    /// (a bot still computing when it has passed, on a busy machine, is
+    /// given it in CPU time, up to 10 times it on the clock).
     #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
     move_time: Duration,
 

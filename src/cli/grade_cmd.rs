@@ -435,7 +435,10 @@ pub(super) struct PlayArgs {
     proof_games: u64,
 
     /// With --play: the most time a bot may take over each answer, in
-    /// seconds.
+    /// seconds (a bot still computing when it has passed, on a busy
+    /// machine, is given it in CPU time, up to 10 times it on the clock).
+    /// A bot that runs out of time in 3 games of a test in a row is not
+    /// asked again in that test.
     #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
     move_time: Duration,
 

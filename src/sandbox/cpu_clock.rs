@@ -361,4 +361,38 @@ mod tests {
             drop(group);
         }
     }
+
+    /// The run's first process (the guard, as it were) spinning is not the
+    /// program computing: its binary's processes are never counted. Its
+    /// program here is `sleep`, blocked.
+    #[test]
+    fn the_guards_own_processes_are_not_the_program() {
+        // At most 30 s of CPU; `sleep` ends by itself.
+        let mut first = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -t 30; read go; sleep 30 & while :; do :; done")
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = first.stdin.take().unwrap();
+        let clock = CpuClock::default();
+        clock.set(Source::Tree(first.id()));
+        stdin.write_all(b"go\n").unwrap();
+        let guard = binary(first.id());
+        // Until `sleep` runs beside the spinning shell and is seen, with
+        // the shell, as not computing; should the shell be counted, it
+        // spins until its CPU limit ends it.
+        loop {
+            let computing = clock.computing();
+            let program = tree(first.id()).is_some_and(|(pids, _)| {
+                pids.iter().any(|&pid| pid != first.id() && binary(pid).is_some_and(|b| Some(b) != guard))
+            });
+            assert!(first.try_wait().unwrap().is_none(), "the shell ran out of CPU: it was counted");
+            if program && computing == Some(false) {
+                break;
+            }
+        }
+        first.kill().unwrap();
+        first.wait().unwrap();
+    }
 }

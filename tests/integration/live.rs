@@ -87,3 +87,30 @@ fn a_dropped_session_ends_its_program() {
     drop(bot);
     assert!(!crate::sandbox::alive("ttt-live-dropped"), "the program outlived its session");
 }
+
+/// A live run's CPU clock: a program that spins is computing and its CPU
+/// time grows; one blocked reading is not computing (the guard, which
+/// waits beside it, is never counted). Bounded by the run's 10 s.
+#[test]
+fn a_live_runs_cpu_clock_tells_a_computing_program_from_a_blocked_one() {
+    for (script, computing) in
+        [("read x; echo go; while :; do :; done", true), ("read x; echo go; read y", false)]
+    {
+        let mut bot = session(script, "-");
+        let began = bot.cpu_used(false).expect("a live run's CPU time can be read");
+        bot.send(b"go\n", soon()).unwrap();
+        assert_eq!(bot.receive(soon(), 100).unwrap(), b"go");
+        loop {
+            match bot.computing() {
+                Some(now) if now == computing => break,
+                None => panic!("{script}: the run ended and was never seen computing: {computing}"),
+                Some(_) => {}
+            }
+        }
+        if computing {
+            while bot.cpu_used(true).is_some_and(|used| used <= began) {}
+            assert!(bot.cpu_used(true).is_some_and(|used| used > began), "{script}");
+        }
+        bot.end(Duration::ZERO).unwrap();
+    }
+}
