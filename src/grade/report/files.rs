@@ -5,6 +5,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::part::{PART_FILE, Part, PartRecord};
 use super::{Grading, ReportError, Sink, formats, write_file};
 use crate::grade::result::Graded;
 use crate::outcome::Limits;
@@ -23,7 +24,8 @@ impl Sink for Table {
 }
 
 /// `--report DIR`: `grades.csv`, `results.json`, `junit.xml` and
-/// `report.html`, each written whole.
+/// `report.html`, each written whole; for a part of a split grading
+/// ([`ReportDir::part`]), `part.json` too, last.
 #[derive(Debug)]
 pub struct ReportDir {
     dir: PathBuf,
@@ -31,13 +33,22 @@ pub struct ReportDir {
     limits: Option<Limits>,
     protections: String,
     seed: Option<u64>,
+    part: Option<Part>,
 }
 
 impl ReportDir {
     /// The reports of a grading, to be written into `dir` (made if need be).
     #[must_use]
     pub fn new(dir: PathBuf) -> ReportDir {
-        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new(), seed: None }
+        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new(), seed: None, part: None }
+    }
+
+    /// The reports of `part` of a split grading: `part.json` is written
+    /// after the others, for `merge`.
+    #[must_use]
+    pub fn part(mut self, part: Part) -> ReportDir {
+        self.part = Some(part);
+        self
     }
 }
 
@@ -58,6 +69,22 @@ impl Sink for ReportDir {
         write_file(&dir.join("junit.xml"), |out| formats::junit(results, out))?;
         write_file(&dir.join("report.html"), |out| {
             formats::html_page(results, &self.protections, self.seed, out)
-        })
+        })?;
+        if let Some(part) = &self.part {
+            let record = PartRecord::new(
+                part,
+                &self.tests,
+                limits,
+                self.seed,
+                &self.protections,
+                results,
+                &graded.not_graded,
+            );
+            write_file(&dir.join(PART_FILE), |out| {
+                serde_json::to_writer(&mut *out, &record)?;
+                writeln!(out)
+            })?;
+        }
+        Ok(())
     }
 }
