@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp};
 
 use crate::text;
@@ -82,7 +82,7 @@ pub const COMPARED_EXTRA_BYTES: usize = 1024;
 /// The line numbers (1-based, as in the files) of the lines the diff left
 /// unmatched on each side, in order. Lines left out of the comparison (a
 /// skipped header, forgiven blank lines at the end) are never among them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unmatched {
     /// Expected lines the transcript lacks or has otherwise.
     pub expected: Vec<usize>,
@@ -109,7 +109,7 @@ impl Unmatched {
 
 /// The first difference: a line of each side, either of which may be past
 /// the end of its file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Difference {
     /// The expected line's number (1-based) and text, if there is one.
     pub expected: Option<(usize, String)>,

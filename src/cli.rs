@@ -17,6 +17,7 @@ mod grade_cmd;
 mod hint_cmd;
 mod manpage_cmd;
 mod match_cmd;
+mod merge_cmd;
 mod play_cmd;
 mod seated;
 mod tournament_cmd;
@@ -102,6 +103,10 @@ enum Command {
     /// Run students' programs against tests in a sandbox and report.
     #[command(after_help = grade_cmd::AFTER_HELP)]
     Grade(Box<grade_cmd::GradeArgs>),
+    /// Merge the report directories of a grading split with `grade
+    /// --partition` into the reports one machine would have written.
+    #[command(after_help = merge_cmd::AFTER_HELP)]
+    Merge(merge_cmd::MergeArgs),
     /// Package a grading for Gradescope or GitHub Classroom: the grader, the
     /// tests and grade's options.
     Autograder {
@@ -186,6 +191,7 @@ where
         Some(Command::Match(args)) => match_cmd::run(&args),
         Some(Command::Tournament(args)) => tournament_cmd::run(&args),
         Some(Command::Grade(args)) => grade_cmd::run(&args),
+        Some(Command::Merge(args)) => merge_cmd::run(&args),
         Some(Command::Autograder { command }) => {
             let sub = matches.subcommand().and_then(|(_, m)| m.subcommand()).map(|(_, m)| m);
             autograder_cmd::run(&command, sub.unwrap_or(&matches))

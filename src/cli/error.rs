@@ -16,6 +16,7 @@ use crate::engine::EngineError;
 use crate::grade::package::PackageError;
 use crate::grade::report::ReportError;
 use crate::grade::report::gradescope::ScoringError;
+use crate::grade::report::merge::MergeError;
 use crate::grade::suite::SuiteError;
 use crate::grade::{ClassError, GradeError, ProvidedError};
 use crate::movefile::ParseError;
@@ -140,6 +141,15 @@ pub(super) enum CliError {
     /// The submissions given cannot be graded (none, or two of one name).
     #[error(transparent)]
     Class(ClassError),
+    /// `--partition` on a grading that draws its seed: each part would
+    /// draw another.
+    #[error(
+        "--partition {partition}: this grading's games, cases or generated tests come from a seed, and each part would draw its own; give every part the same --seed N"
+    )]
+    PartitionNeedsSeed { partition: crate::grade::Partition },
+    /// The parts given to `merge` cannot be merged.
+    #[error("merge: {0}")]
+    Merge(MergeError),
     /// The grader cannot start (the sandbox, `--run`, `--require-sandbox`).
     #[error(transparent)]
     Grade(GradeError),

@@ -15,9 +15,10 @@ use crate::engine::EngineKind;
 use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
-    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Plan, PlayPlan,
-    Program, Programs, Provided, Versus, report,
+    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Partition, Plan,
+    PlayPlan, Program, Programs, Provided, Versus, report,
 };
+use crate::grade::{Fingerprint, report::part::Part};
 use crate::play::{Profile, Side};
 use crate::player::Mark;
 use crate::referee::Format;
@@ -120,6 +121,13 @@ pub(super) struct GradeArgs {
     /// Write grades.csv, results.json, junit.xml and report.html into DIR.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
+
+    /// Grade only part K of N of the class (K from 1), for a fleet of
+    /// machines: `slice:K/N` deals the submissions round-robin in the order
+    /// given, `hash:K/N` by a stable hash of each one's name. --report DIR
+    /// also gets part.json; `ttt-referee merge` puts the parts together.
+    #[arg(long, value_name = "slice|hash:K/N", requires = "report", conflicts_with_all = ["gradescope", "classroom"])]
+    partition: Option<Partition>,
 
     /// Write Gradescope's results.json for the (one) submission, also when
     /// grading cannot be done (saying why).
@@ -644,6 +652,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
             "ttt-referee: seed {seed}, drawn for this grading (`--seed {seed}` grades the same games again)"
         );
     }
+    let (submissions, part) = partition(args, &plan, &class)?;
     let grader = Grader::new(plan).map_err(CliError::Grade)?;
     let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
     grader.stop_on_signals(EXIT_INTERRUPTED);
@@ -652,7 +661,11 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     sinks.push(report::Progress::default());
     sinks.push(report::Table);
     if let Some(dir) = &args.report {
-        sinks.push(report::ReportDir::new(dir.clone()));
+        let report = report::ReportDir::new(dir.clone());
+        sinks.push(match part {
+            Some(part) => report.part(part),
+            None => report,
+        });
     }
     if let Some(path) = &args.gradescope {
         sinks.push(Gradescope::new(path.clone(), scoring.clone()));
@@ -660,7 +673,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     if let Some(dir) = &args.classroom {
         sinks.push(report::Classroom::new(dir.clone(), scoring));
     }
-    let outcome = grader.grade(&class.submissions, &mut sinks).map_err(|e| match e {
+    let outcome = grader.grade(&submissions, &mut sinks).map_err(|e| match e {
         GradeError::Report(e) => CliError::report(e),
         e => CliError::GradingStopped(e),
     })?;
@@ -671,12 +684,33 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
             io::stderr(),
             "ttt-referee: interrupted: {} of {} submissions graded; not graded: {}",
             outcome.results.len(),
-            class.submissions.len(),
+            submissions.len(),
             names.join(", ")
         );
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(if outcome.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+}
+
+/// The submissions this run grades: the class, or with `--partition` its
+/// part, with what the part's report says of it.
+fn partition(args: &GradeArgs, plan: &Plan, class: &Class) -> Result<(Vec<PathBuf>, Option<Part>), CliError> {
+    let Some(partition) = args.partition else {
+        return Ok((class.submissions.clone(), None));
+    };
+    // Every part must grade the same games, cases and generated tests.
+    if plan.seed.is_some() && args.plan.seed.is_none() {
+        return Err(CliError::PartitionNeedsSeed { partition });
+    }
+    let names: Vec<String> = class.submissions.iter().map(|p| grade::submission_name(p)).collect();
+    let submissions = partition.select(&class.submissions);
+    let _ = writeln!(
+        io::stderr(),
+        "ttt-referee: part {partition}: {} of the class's {} submissions",
+        submissions.len(),
+        names.len()
+    );
+    Ok((submissions, Some(Part { partition, fingerprint: Fingerprint::of(plan, &names), class: names })))
 }
 
 /// A seed no one can know before the grading: 64 bits from the operating

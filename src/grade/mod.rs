@@ -9,6 +9,9 @@
 //! - [`io`]: how a program reads its test and gives its answer;
 //! - [`suite`]: the tests, found and answered;
 //! - [`class`]: the submissions given, sorted out;
+//! - [`partition`]: a class dealt among the machines of a fleet
+//!   (`--partition`), and [`fingerprint`] what a grading is, so the parts
+//!   of two gradings never merge;
 //! - [`grader`]: a submission at a time, each made runnable by the
 //!   [`workshop`](crate::workshop), then graded by its mode's stage, each
 //!   stopped at its own boundary, telling a [`report::Sink`] as it goes;
@@ -24,16 +27,19 @@
 //! - [`shrink`]: the smallest failing input;
 //! - [`result`]: what a grading finds;
 //! - [`report`]: the sinks that show and write it (the progress bar, the
-//!   table, the report files, Gradescope's);
+//!   table, the report files, Gradescope's; a part's `part.json`, and the
+//!   parts merged into one grading's reports);
 //! - [`package`]: a grading packaged for Gradescope or GitHub.
 //!
 //! [`sandbox`]: crate::sandbox
 
 pub mod calls;
 pub mod class;
+pub mod fingerprint;
 pub mod grader;
 pub mod io;
 pub mod package;
+pub mod partition;
 pub mod plan;
 pub mod play;
 pub mod program;
@@ -47,8 +53,10 @@ pub mod verdict;
 
 pub use self::calls::{Api, CaseOptions};
 pub use self::class::{Class, ClassError};
+pub use self::fingerprint::Fingerprint;
 pub use self::grader::{GradeError, Grader};
 pub use self::io::{DEFAULT_INPUT, DEFAULT_OUTPUT, Io};
+pub use self::partition::{Partition, PartitionError, Scheme};
 pub use self::plan::{
     CallsPlan, Mode, PLAY_TESTS, Plan, PlayPlan, Program, TEST_LIMITS, Versus, harness_limits,
 };

@@ -487,7 +487,7 @@ fn result(test: &str, verdict: Verdict, detail: String, shown: Option<(&Game, &'
         let moves = game.moves.clone();
         result.smallest_failing_input = Some(Smallest {
             input: text::said(&game.record, super::SHOWN_BYTES).into_owned(),
-            evidence: Evidence::Game { what, moves },
+            evidence: Evidence::Game { what: what.into(), moves },
             verdict,
             detail: result.detail.clone(),
             expected: String::new(),

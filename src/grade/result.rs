@@ -3,12 +3,13 @@
 //! how each submission did ([`SubmissionResult`]), and the whole grading
 //! ([`Graded`]). Every report is written from these.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::check::{Difference, Unmatched};
 use crate::play::judge::Choice;
-use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// The most of an answer reports keep to show.
 pub const SHOWN_BYTES: usize = 64 << 10;
@@ -32,7 +33,7 @@ pub use crate::outcome::Stopped;
 
 /// The verdict on one test. When several apply, the earliest here wins
 /// (after `BuildFailed`, which leaves nothing to run).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The grader could not judge it fairly: the sandbox refused its run
@@ -350,7 +351,10 @@ pub struct Smallest {
 }
 
 /// What a [`Smallest`] input is, with what is particular to it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// (Written whole only into a part's `part.json`; `results.json` has its
+/// two counts.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Evidence {
     /// A move file or a console's typed script, shrunk by deleting and
     /// simplifying its lines.
@@ -360,7 +364,7 @@ pub enum Evidence {
         /// How many the test has.
         original_lines: usize,
         /// What its lines are: `move lines`, or a console's `lines`.
-        unit: &'static str,
+        unit: Cow<'static, str>,
         /// The lines kept, without their line ends (for one-line messages).
         moves: Vec<String>,
     },
@@ -369,7 +373,7 @@ pub enum Evidence {
     Game {
         /// Which game it is, as reports name it: `the shortest game it
         /// lost`, say.
-        what: &'static str,
+        what: Cow<'static, str>,
         /// Its move lines, without their line ends.
         moves: Vec<String>,
     },

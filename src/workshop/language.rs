@@ -2,7 +2,7 @@
 //! commands that build and run it: a built-in table (a Makefile, Java, C++,
 //! C, Python) that a course's `grade.toml` can extend or change.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -148,6 +148,17 @@ fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
 }
 
 impl Languages {
+    /// The table in words, a row a line (name, patterns, build, run, how its
+    /// entry is found): what a grading's fingerprint takes of it, the same
+    /// on every machine (the glob sets' own form is not).
+    #[must_use]
+    pub fn fingerprint_text(&self) -> String {
+        self.table.iter().fold(String::new(), |mut text, l| {
+            let _ = writeln!(text, "{:?} {:?} {:?} {:?} {:?}", l.name, l.patterns, l.build, l.run, l.entry);
+            text
+        })
+    }
+
     /// The built-in table alone.
     #[must_use]
     pub fn builtin() -> Languages {

@@ -11,6 +11,7 @@ mod docker;
 mod engines;
 mod errors;
 mod faults;
+mod fleet;
 mod games;
 mod golden;
 mod grader_faults;

@@ -319,7 +319,7 @@ mod tests {
                 evidence: Evidence::Transcript {
                     lines: 2,
                     original_lines: 9,
-                    unit: "move lines",
+                    unit: "move lines".into(),
                     moves: vec!["X\t5".to_owned()],
                 },
                 verdict: Verdict::Wrong,

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::games::GameFiles;
+use super::part::{PART_FILE, Part, PartRecord};
 use super::{Grading, ReportError, Sink, formats, write_file};
 use crate::grade::result::Graded;
 use crate::outcome::Limits;
@@ -26,7 +27,8 @@ impl Sink for Table {
 
 /// `--report DIR`: `grades.csv`, `results.json`, `junit.xml` and
 /// `report.html`, each written whole, and each failing game as
-/// `games/SUBMISSION/TEST.txt`.
+/// `games/SUBMISSION/TEST.txt`; for a part of a split grading
+/// ([`ReportDir::part`]), `part.json` too, last.
 #[derive(Debug)]
 pub struct ReportDir {
     dir: PathBuf,
@@ -34,13 +36,22 @@ pub struct ReportDir {
     limits: Option<Limits>,
     protections: String,
     seed: Option<u64>,
+    part: Option<Part>,
 }
 
 impl ReportDir {
     /// The reports of a grading, to be written into `dir` (made if need be).
     #[must_use]
     pub fn new(dir: PathBuf) -> ReportDir {
-        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new(), seed: None }
+        ReportDir { dir, tests: Vec::new(), limits: None, protections: String::new(), seed: None, part: None }
+    }
+
+    /// The reports of `part` of a split grading: `part.json` is written
+    /// after the others, for `merge`.
+    #[must_use]
+    pub fn part(mut self, part: Part) -> ReportDir {
+        self.part = Some(part);
+        self
     }
 }
 
@@ -63,6 +74,22 @@ impl Sink for ReportDir {
         games.write(dir)?;
         write_file(&dir.join("report.html"), |out| {
             formats::html_page(results, &self.protections, self.seed, &games, out)
-        })
+        })?;
+        if let Some(part) = &self.part {
+            let record = PartRecord::new(
+                part,
+                &self.tests,
+                limits,
+                self.seed,
+                &self.protections,
+                results,
+                &graded.not_graded,
+            );
+            write_file(&dir.join(PART_FILE), |out| {
+                serde_json::to_writer(&mut *out, &record)?;
+                writeln!(out)
+            })?;
+        }
+        Ok(())
     }
 }

@@ -8,7 +8,9 @@
 //!   move by move on its page;
 //! - [`gradescope`]: Gradescope's `results.json`;
 //! - [`classroom`]: GitHub Classroom's step summary and runner result;
-//! - [`progress`]: the progress bar on standard error.
+//! - [`progress`]: the progress bar on standard error;
+//! - [`part`]: a part of a split grading's own record, `part.json`, and
+//!   [`merge`] the parts checked and put back together.
 //!
 //! A [`Grader`](super::Grader) takes one `&mut dyn Sink`; [`Sinks`] makes
 //! several one, each told in turn.
@@ -18,6 +20,8 @@ pub mod files;
 pub mod formats;
 pub mod games;
 pub mod gradescope;
+pub mod merge;
+pub mod part;
 pub mod progress;
 
 use std::io;

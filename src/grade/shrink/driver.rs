@@ -113,7 +113,7 @@ pub(in crate::grade) fn shrink(
         evidence: Evidence::Transcript {
             lines: units.len(),
             original_lines: pieces.len(),
-            unit,
+            unit: unit.into(),
             moves: units
                 .iter()
                 .map(|u| String::from_utf8_lossy(u).trim_end_matches(['\r', '\n']).to_owned())

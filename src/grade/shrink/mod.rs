@@ -502,7 +502,7 @@ mod tests {
         let game = smallest(Evidence::Transcript {
             lines: 1,
             original_lines: 9,
-            unit: "move lines",
+            unit: "move lines".into(),
             moves: vec!["X 5".to_owned()],
         });
         let call = smallest(Evidence::Call { failed: 12, tried: 500 });

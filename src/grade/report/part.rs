@@ -1,0 +1,313 @@
+//! `part.json`: a part of a split grading (`grade --partition`) as it was,
+//! whole, for `merge` to put back together with the others. The report
+//! directory of a part is an ordinary one (its `results.json`,
+//! `grades.csv`, … are its own submissions'); `part.json` adds which part
+//! it is, the grading's [`Fingerprint`], the whole class's names, and every
+//! result with what `results.json` leaves out but `report.html` and
+//! `junit.xml` show (the answers, the lines left unmatched, a smallest
+//! input's kind). It is written last, so a part stopped before its reports
+//! were written has none.
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::{Difference, Unmatched};
+use crate::grade::fingerprint::Fingerprint;
+use crate::grade::partition::Partition;
+use crate::grade::result::{Evidence, Smallest, SubmissionResult, TestResult, Verdict};
+use crate::outcome::Limits;
+
+/// The file's name in a part's report directory.
+pub const PART_FILE: &str = "part.json";
+
+/// The version of `part.json` this writes and reads.
+pub const PART_VERSION: u32 = 1;
+
+/// What a part of a split grading is: the grading it belongs to, and which
+/// part of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Which part.
+    pub partition: Partition,
+    /// The grading's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// Every submission of the whole class, by name, in the grading's order.
+    pub class: Vec<String>,
+}
+
+/// `part.json`, read or to be written.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartRecord {
+    /// [`PART_VERSION`].
+    pub version: u32,
+    /// Which part this is.
+    pub partition: Partition,
+    /// The grading's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The whole class's names, in the grading's order.
+    pub class: Vec<String>,
+    /// The tests' names, in report order.
+    pub tests: Vec<String>,
+    /// The limits of each test run.
+    pub limits: Limits,
+    /// The grading's seed, when any of it came from one.
+    pub seed: Option<u64>,
+    /// The protections in force, as the grading said them.
+    pub protections: String,
+    /// This part's submissions an interruption left ungraded.
+    pub not_graded: Vec<String>,
+    /// This part's submissions graded, in the grading's order.
+    pub results: Vec<StoredSubmission>,
+}
+
+/// A [`SubmissionResult`] whole.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs, reason = "the fields of SubmissionResult, documented there")]
+pub struct StoredSubmission {
+    pub submission: String,
+    pub language: String,
+    pub score: f64,
+    pub build_failed: bool,
+    pub build_log: Option<String>,
+    pub provided_missing: Option<Vec<String>>,
+    pub provided_changed: Option<Vec<String>>,
+    pub provided_removed: Option<Vec<String>>,
+    pub tests: Vec<StoredTest>,
+}
+
+/// A [`TestResult`] whole, but for its `choices` (what a console's
+/// program chose where the game left it to chance: used while grading, and
+/// shown by no report).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs, reason = "the fields of TestResult, documented there")]
+pub struct StoredTest {
+    pub test: String,
+    pub verdict: Verdict,
+    pub score: f64,
+    pub detail: String,
+    pub wall: f64,
+    pub cpu: f64,
+    pub exit_status: Option<i32>,
+    pub signal: Option<String>,
+    pub lines_matched: Option<(usize, usize)>,
+    pub lines_found: Option<usize>,
+    pub first_difference: Option<Difference>,
+    pub expected: String,
+    pub actual: String,
+    pub stderr: String,
+    pub unmatched: Unmatched,
+    pub smallest_failing_input: Option<StoredSmallest>,
+}
+
+/// A [`Smallest`] whole.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs, reason = "the fields of Smallest, documented there")]
+pub struct StoredSmallest {
+    pub input: String,
+    pub evidence: Evidence,
+    pub verdict: Verdict,
+    pub detail: String,
+    pub expected: String,
+    pub actual: String,
+    pub first_difference: Option<Difference>,
+    pub stderr: String,
+    pub runs: usize,
+    pub seconds: f64,
+    pub complete: bool,
+    pub unmatched: Unmatched,
+}
+
+impl From<&SubmissionResult> for StoredSubmission {
+    fn from(result: &SubmissionResult) -> StoredSubmission {
+        // Every field named: a field added to SubmissionResult is a
+        // compile error here until it is stored too.
+        let SubmissionResult {
+            submission,
+            language,
+            score,
+            build_failed,
+            build_log,
+            provided_missing,
+            provided_changed,
+            provided_removed,
+            tests,
+        } = result;
+        StoredSubmission {
+            submission: submission.clone(),
+            language: language.clone(),
+            score: *score,
+            build_failed: *build_failed,
+            build_log: build_log.clone(),
+            provided_missing: provided_missing.clone(),
+            provided_changed: provided_changed.clone(),
+            provided_removed: provided_removed.clone(),
+            tests: tests.iter().map(StoredTest::from).collect(),
+        }
+    }
+}
+
+impl From<StoredSubmission> for SubmissionResult {
+    fn from(stored: StoredSubmission) -> SubmissionResult {
+        SubmissionResult {
+            submission: stored.submission,
+            language: stored.language,
+            score: stored.score,
+            build_failed: stored.build_failed,
+            build_log: stored.build_log,
+            provided_missing: stored.provided_missing,
+            provided_changed: stored.provided_changed,
+            provided_removed: stored.provided_removed,
+            tests: stored.tests.into_iter().map(TestResult::from).collect(),
+        }
+    }
+}
+
+impl From<&TestResult> for StoredTest {
+    fn from(result: &TestResult) -> StoredTest {
+        let TestResult {
+            test,
+            verdict,
+            score,
+            detail,
+            wall,
+            cpu,
+            exit_status,
+            signal,
+            lines_matched,
+            lines_found,
+            first_difference,
+            expected,
+            actual,
+            stderr,
+            unmatched,
+            smallest_failing_input,
+            choices: _,
+        } = result;
+        StoredTest {
+            test: test.clone(),
+            verdict: *verdict,
+            score: *score,
+            detail: detail.clone(),
+            wall: *wall,
+            cpu: *cpu,
+            exit_status: *exit_status,
+            signal: signal.clone(),
+            lines_matched: *lines_matched,
+            lines_found: *lines_found,
+            first_difference: first_difference.clone(),
+            expected: expected.clone(),
+            actual: actual.clone(),
+            stderr: stderr.clone(),
+            unmatched: unmatched.clone(),
+            smallest_failing_input: smallest_failing_input.as_ref().map(StoredSmallest::from),
+        }
+    }
+}
+
+impl From<StoredTest> for TestResult {
+    fn from(stored: StoredTest) -> TestResult {
+        TestResult {
+            test: stored.test,
+            verdict: stored.verdict,
+            score: stored.score,
+            detail: stored.detail,
+            wall: stored.wall,
+            cpu: stored.cpu,
+            exit_status: stored.exit_status,
+            signal: stored.signal,
+            lines_matched: stored.lines_matched,
+            lines_found: stored.lines_found,
+            first_difference: stored.first_difference,
+            expected: stored.expected,
+            actual: stored.actual,
+            stderr: stored.stderr,
+            unmatched: stored.unmatched,
+            smallest_failing_input: stored.smallest_failing_input.map(Smallest::from),
+            choices: Vec::new(),
+        }
+    }
+}
+
+impl From<&Smallest> for StoredSmallest {
+    fn from(smallest: &Smallest) -> StoredSmallest {
+        let Smallest {
+            input,
+            evidence,
+            verdict,
+            detail,
+            expected,
+            actual,
+            first_difference,
+            stderr,
+            runs,
+            seconds,
+            complete,
+            unmatched,
+        } = smallest;
+        StoredSmallest {
+            input: input.clone(),
+            evidence: evidence.clone(),
+            verdict: *verdict,
+            detail: detail.clone(),
+            expected: expected.clone(),
+            actual: actual.clone(),
+            first_difference: first_difference.clone(),
+            stderr: stderr.clone(),
+            runs: *runs,
+            seconds: *seconds,
+            complete: *complete,
+            unmatched: unmatched.clone(),
+        }
+    }
+}
+
+impl From<StoredSmallest> for Smallest {
+    fn from(stored: StoredSmallest) -> Smallest {
+        Smallest {
+            input: stored.input,
+            evidence: stored.evidence,
+            verdict: stored.verdict,
+            detail: stored.detail,
+            expected: stored.expected,
+            actual: stored.actual,
+            first_difference: stored.first_difference,
+            stderr: stored.stderr,
+            runs: stored.runs,
+            seconds: stored.seconds,
+            complete: stored.complete,
+            unmatched: stored.unmatched,
+        }
+    }
+}
+
+impl PartRecord {
+    /// The record of `part`, whose grading told `tests`, `limits`, `seed`
+    /// and `protections`, and graded `results` (leaving `not_graded`).
+    #[must_use]
+    #[allow(clippy::too_many_arguments, reason = "each is one field of the record")]
+    pub fn new(
+        part: &Part,
+        tests: &[String],
+        limits: Limits,
+        seed: Option<u64>,
+        protections: &str,
+        results: &[SubmissionResult],
+        not_graded: &[String],
+    ) -> PartRecord {
+        PartRecord {
+            version: PART_VERSION,
+            partition: part.partition,
+            fingerprint: part.fingerprint.clone(),
+            class: part.class.clone(),
+            tests: tests.to_vec(),
+            limits,
+            seed,
+            protections: protections.to_owned(),
+            not_graded: not_graded.to_vec(),
+            results: results.iter().map(StoredSubmission::from).collect(),
+        }
+    }
+}
