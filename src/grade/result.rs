@@ -466,7 +466,7 @@ mod tests {
         Smallest {
             input: String::new(),
             evidence: Evidence::Game {
-                what: "the shortest game it lost",
+                what: "the shortest game it lost".into(),
                 moves: vec!["X\t1".to_owned(); moves],
             },
             verdict: Verdict::Wrong,

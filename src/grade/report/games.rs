@@ -298,7 +298,7 @@ mod tests {
         Smallest {
             input: input.to_owned(),
             evidence: Evidence::Game {
-                what: "the shortest game it lost",
+                what: "the shortest game it lost".into(),
                 moves: moves.iter().map(|m| (*m).to_owned()).collect(),
             },
             verdict: Verdict::Wrong,
