@@ -233,9 +233,13 @@ impl Session {
         })
     }
 
-    /// Tells the guard to end the program.
+    /// Tells the guard to end the program. The FIFO stays open until the
+    /// session is dropped, after the run is over: a FIFO no one holds open
+    /// loses what was written to it, and a guard that opens it only now
+    /// (its container still starting) would find nothing there and wait
+    /// for the run's wall-clock limit.
     fn stop(&mut self) {
-        if let Some(mut end) = self.end.take() {
+        if let Some(end) = self.end.as_mut() {
             let _ = end.write(b"\n");
         }
     }

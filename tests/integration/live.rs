@@ -114,3 +114,15 @@ fn a_live_runs_cpu_clock_tells_a_computing_program_from_a_blocked_one() {
         bot.end(Duration::ZERO).unwrap();
     }
 }
+
+/// A session ended before its program has even started (its container
+/// still being made) ends the run then, not at its wall-clock limit: what
+/// the grader wrote to end it is still there when the guard looks.
+#[test]
+fn a_session_ended_at_once_ends_its_run_not_at_its_time_limit() {
+    for _ in 0..3 {
+        let bot = session("exec ./ttt-live-never 30", "ttt-live-never");
+        let run = bot.end(Duration::ZERO).unwrap();
+        assert_ne!(run.outcome.ending, Ending::TimedOut, "it waited for its time limit");
+    }
+}

@@ -168,11 +168,17 @@ fn keep_the_jvm_from_locking(tmp: &Path) -> Result<(), SetupError> {
 /// none). Before [`contain`], which unmounts the grader's input directory.
 pub(super) fn open_input(config: &Config, places: &Places) -> Result<Stdio, SetupError> {
     if config.job.live {
+        // Opened without waiting for a writer: a grader that ended the
+        // session before the run got here has closed its end already (the
+        // program then reads the end of its input at once). The program
+        // reads it blocking.
         let live = OpenOptions::new()
             .read(true)
-            .custom_flags(nix::libc::O_NOFOLLOW)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
             .open(places.input.join(LIVE_IN))
             .map_err(SetupError::Live)?;
+        rustix::fs::fcntl_setfl(&live, rustix::fs::OFlags::empty())
+            .map_err(|e| SetupError::Live(e.into()))?;
         Ok(Stdio::from(live))
     } else if config.job.stdin {
         Ok(Stdio::from(File::open(places.input.join(STDIN)).map_err(SetupError::Input)?))
