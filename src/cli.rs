@@ -103,8 +103,7 @@ enum Command {
     /// Run students' programs against tests in a sandbox and report.
     #[command(after_help = grade_cmd::AFTER_HELP)]
     Grade(Box<grade_cmd::GradeArgs>),
-    /// Merge the report directories of a grading split with `grade
-    /// --partition` into the reports one machine would have written.
+    /// Merge the parts of a grading split by `grade --partition` into its reports.
     #[command(after_help = merge_cmd::AFTER_HELP)]
     Merge(merge_cmd::MergeArgs),
     /// Package a grading for Gradescope or GitHub Classroom: the grader, the

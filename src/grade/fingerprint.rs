@@ -152,3 +152,37 @@ fn hex(bytes: impl AsRef<[u8]>) -> String {
         text
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::plan::{CallsPlan, TEST_LIMITS};
+    use crate::grade::{Api, CaseOptions};
+    use crate::sandbox::copy;
+
+    fn plan(seed: u64, jobs: usize) -> Plan {
+        Plan {
+            mode: Mode::Calls(CallsPlan { api: Api::Xtreme, cases: CaseOptions { per_function: 10, seed } }),
+            limits: TEST_LIMITS,
+            build_limits: TEST_LIMITS,
+            jobs,
+            partial: false,
+            check: crate::check::CheckOptions::default(),
+            copy_caps: copy::Caps::SUBMISSION,
+            require_sandbox: false,
+            shrink: None,
+            seed: Some(seed),
+        }
+    }
+
+    #[test]
+    fn the_seed_and_the_class_change_it_and_the_machines_cores_do_not() {
+        let class = ["ann".to_owned(), "bo".to_owned()];
+        let one = Fingerprint::of(&plan(1, 2), &class);
+        assert_eq!(one, Fingerprint::of(&plan(1, 64), &class), "--jobs is each machine's own");
+        assert_eq!(one.differences(&Fingerprint::of(&plan(2, 2), &class)), ["options"]);
+        let reordered = ["bo".to_owned(), "ann".to_owned()];
+        assert_eq!(one.differences(&Fingerprint::of(&plan(1, 2), &reordered)), ["class"]);
+        assert_eq!(one.tests.len(), 64);
+    }
+}
