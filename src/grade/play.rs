@@ -162,10 +162,8 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
 
 /// How `vs-perfect`'s games went beyond their results: whether they proved.
 struct Proof {
-    /// Every tree was played whole, and the bot answered each position one
-    /// way.
-    proved: bool,
-    /// Why not, when not (in words, for the detail).
+    /// Why it is not a proof (in words, for the detail); `None`: every tree
+    /// was played whole, and the bot answered each position one way.
     why_not: Option<String>,
     /// Positions the bot was seen to answer.
     positions: usize,
@@ -212,13 +210,12 @@ struct Root {
 impl<'s, 'p> Games<'s, 'p> {
     fn new(stage: &'s Stage<'p>, plan: &'s PlayPlan) -> Games<'s, 'p> {
         let knowledge = Knowledge::shared();
-        let entrants: Vec<Box<dyn Entrant>> = vec![
+        let mut entrants: Vec<Box<dyn Entrant>> = vec![
             Box::new(Self::bot(stage, plan)),
             Box::new(Explorer::new("perfect", Replies::Optimal, Arc::clone(&knowledge))),
             Box::new(Explorer::new("every-reply", Replies::Every, Arc::clone(&knowledge))),
             Box::new(EngineEntrant::new(EngineKind::Random)),
         ];
-        let mut entrants = entrants;
         entrants
             .extend(plan.versus.iter().map(|v| Box::new(EngineEntrant::new(v.engine)) as Box<dyn Entrant>));
         let cells = plan.geometry.cells();
@@ -369,7 +366,7 @@ impl<'s, 'p> Games<'s, 'p> {
                 "the {played} games the budget allows (--proof-games) covered a sample of the lines, not all"
             ))
         };
-        Ok(Proof { proved: why_not.is_none(), why_not, positions: knowledge.positions() })
+        Ok(Proof { why_not, positions: knowledge.positions() })
     }
 
     /// `vs-random`'s figures: exact where the board is small and the bot
@@ -526,7 +523,6 @@ fn vs_perfect(games: &[Game], proof: &Proof) -> TestResult {
                     "it never lost to perfect's equally good replies ({games}, as each side), not proved: {why}"
                 ),
             };
-            debug_assert_eq!(proof.proved, proof.why_not.is_none());
             result(PLAY_TESTS[0], Verdict::Pass, detail, None)
         }
         Some(game) => {
