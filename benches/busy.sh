@@ -49,7 +49,7 @@ PY
 echo "== $COPIES busy bots ($THINK_MS ms of CPU a move), --move-time 0.3, grade --play --games 2"
 for jobs in 2 4 8; do
     begin=$(date +%s.%N)
-    "$BIN" grade --play --games 2 --min-wins 1 --move-time 0.3 --startup 2 --jobs "$jobs" \
+    "$BIN" grade --play --games 2 --move-time 0.3 --startup 2 --jobs "$jobs" \
         --report "$work/report-$jobs" "$work"/busy-* >/dev/null 2>&1 || true
     end=$(date +%s.%N)
     printf -- "--jobs %s: %.1f s, " "$jobs" "$(echo "$end - $begin" | bc)"
