@@ -172,9 +172,18 @@ pub(super) enum CliError {
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },
-    /// `--versus` names one engine twice.
-    #[error("--versus {engine} is given twice; each engine is one test")]
-    VersusTwice { engine: &'static str },
+    /// `--versus` names one test twice, or a built-in one.
+    #[error(
+        "--versus: a test named {test} is there already; each opponent is a test of its own name (rename a \
+         reference bot's directory)"
+    )]
+    VersusTwice { test: String },
+    /// A reference bot's directory whose name cannot name a test.
+    #[error(
+        "--versus: `{name}` cannot name a test: name a reference bot's directory with letters, digits, `.`, `_` \
+         and `-`"
+    )]
+    VersusName { name: String },
     /// An engine that cannot play the board or the number of players asked.
     #[error("{name}: {error}")]
     EngineCannotPlay { name: String, error: EngineError },

@@ -2,7 +2,7 @@
 //! a table, write the reports.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
@@ -15,8 +15,8 @@ use crate::engine::EngineKind;
 use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
-    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Partition, Plan,
-    PlayPlan, Program, Programs, Provided, Versus, report,
+    self, Api, CallsPlan, CaseOptions, Class, GradeError, Grader, Io, Languages, Mode, Opponent, Partition,
+    Plan, PlayPlan, Program, Programs, Provided, Versus, report,
 };
 use crate::grade::{Fingerprint, report::part::Part};
 use crate::play::{Profile, Side};
@@ -428,13 +428,14 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     games: u64,
 
-    /// With --play: a test of its own against an engine (minimax or rules),
-    /// named `vs-ENGINE`, as X and as O: its share of points (a win 1, a
-    /// draw ½) must reach the bar, in percent (40,40 unless given as
-    /// `rules=60,40`: a bot that draws every game scores 50%); games
-    /// sampled, a sequential test deciding.
-    #[arg(long, value_name = "ENGINE[=X,O]", value_parser = parse_versus, requires = "play")]
-    versus: Vec<(EngineKind, [f64; 2])>,
+    /// With --play: a test of its own against an engine (minimax or rules)
+    /// or a reference bot's directory (built once, run as the students'
+    /// are), named `vs-ENGINE` or `vs-DIRNAME`, as X and as O: its share of
+    /// points (a win 1, a draw ½) must reach the bar, in percent (40,40
+    /// unless given as `rules=60,40`: a bot that draws every game scores
+    /// 50%); games sampled, a sequential test deciding.
+    #[arg(long, value_name = "OPPONENT[=X,O]", value_parser = parse_versus, requires = "play")]
+    versus: Vec<(Opponent, [f64; 2])>,
 
     /// With --play: the most games a tree of vs-perfect's (every equally
     /// good reply of perfect's to each answer) or of an exact vs-random's
@@ -675,6 +676,8 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     }
     let outcome = grader.grade(&submissions, &mut sinks).map_err(|e| match e {
         GradeError::Report(e) => CliError::report(e),
+        // Found before any submission is graded: nothing has started.
+        e @ GradeError::Reference { .. } => CliError::Grade(e),
         e => CliError::GradingStopped(e),
     })?;
     if !outcome.not_graded.is_empty() {
@@ -740,33 +743,58 @@ fn parse_bars(text: &str) -> Result<[f64; 2], String> {
     }
 }
 
-/// `--versus ENGINE[=X,O]`: an engine to play a test against, and its bar
-/// (40,40 unless given).
-fn parse_versus(text: &str) -> Result<(EngineKind, [f64; 2]), String> {
-    let (name, bars) = match text.split_once('=') {
+/// `--versus OPPONENT[=X,O]`: an engine or a reference bot's directory to
+/// play a test against, and its bar (40,40 unless given). A name that is an
+/// engine's is the engine; a bot's directory named like one is written
+/// as a path (`./minimax`).
+fn parse_versus(text: &str) -> Result<(Opponent, [f64; 2]), String> {
+    let (name, bars) = match text.rsplit_once('=') {
         Some((name, bars)) => (name, parse_bars(bars)?),
         None => (text, [0.4, 0.4]),
     };
+    let engines = || {
+        let names: Vec<&str> = EngineKind::ALL
+            .into_iter()
+            .filter(|&e| !matches!(e, EngineKind::Perfect | EngineKind::Random))
+            .map(EngineKind::name)
+            .collect();
+        names.join(", ")
+    };
     match EngineKind::from_name(name) {
-        Some(EngineKind::Perfect | EngineKind::Random) => {
-            Err(format!("vs-{name} is a test already (--bar sets vs-random's bar); choose minimax or rules"))
-        }
-        Some(engine) => Ok((engine, bars)),
-        None => Err(format!("`{name}` is not an engine: expected minimax or rules")),
+        Some(EngineKind::Perfect | EngineKind::Random) => Err(format!(
+            "vs-{name} is a test already (--bar sets vs-random's bar); choose another engine ({}) or a bot's \
+             directory",
+            engines()
+        )),
+        Some(engine) => Ok((Opponent::Engine(engine), bars)),
+        None if Path::new(name).is_dir() => Ok((Opponent::Bot(PathBuf::from(name)), bars)),
+        None => Err(format!("`{name}` is neither an engine ({}) nor a reference bot's directory", engines())),
     }
 }
 
 /// The `--versus` tests, each named once for the whole run (its name is
 /// leaked to be `'static`, as the built-in tests' are: a handful of bytes a
-/// grading).
-fn versus(given: &[(EngineKind, [f64; 2])]) -> Result<Vec<Versus>, CliError> {
+/// grading): `vs-` and the engine's name, or the reference bot's
+/// directory's, which must be a plain name a report's table can carry.
+fn versus(given: &[(Opponent, [f64; 2])]) -> Result<Vec<Versus>, CliError> {
     let mut tests: Vec<Versus> = Vec::new();
-    for &(engine, bars) in given {
-        if tests.iter().any(|t| t.engine == engine) {
-            return Err(CliError::VersusTwice { engine: engine.name() });
+    for (opponent, bars) in given {
+        let name = match opponent {
+            Opponent::Engine(engine) => engine.name().to_owned(),
+            Opponent::Bot(dir) => {
+                let name = crate::workshop::submission_name(dir);
+                let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+                if name.is_empty() || !name.chars().all(plain) {
+                    return Err(CliError::VersusName { name: crate::text::inert(&name).into_owned() });
+                }
+                name
+            }
+        };
+        let test = format!("vs-{name}");
+        if grade::PLAY_TESTS.contains(&test.as_str()) || tests.iter().any(|t| t.test == test) {
+            return Err(CliError::VersusTwice { test });
         }
-        let test: &'static str = format!("vs-{}", engine.name()).leak();
-        tests.push(Versus { test, engine, bars });
+        tests.push(Versus { test: test.leak(), opponent: opponent.clone(), bars: *bars });
     }
     Ok(tests)
 }

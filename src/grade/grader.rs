@@ -12,15 +12,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 
-use super::plan::{Mode, Plan, PlayPlan, Program};
+use super::plan::{Mode, Opponent, Plan, PlayPlan, Program};
 use super::report::{Grading, ReportError, Sink};
 use super::result::{Graded, Stopped, SubmissionResult, TestResult};
 use super::stage::{Stage, Tell, not_run};
 use crate::sandbox::{self, Protections, Sandbox, SandboxError};
 use crate::text;
 use crate::workshop::intake::{Faults, Step};
-use crate::workshop::recipe::Programs;
-use crate::workshop::{Failure, NotBuilt, Workshop, argv, submission_name};
+use crate::workshop::recipe::{Programs, Recipe};
+use crate::workshop::{Built, Failure, NotBuilt, Workshop, argv, submission_name};
 
 /// Why grading could not be done.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +45,15 @@ pub enum GradeError {
     /// The plan requires every protection and some are missing.
     #[error("--require-sandbox: some protections are not in force on this machine:\n{0}")]
     Unprotected(Protections),
+    /// A reference bot (`--versus DIR`) could not be made ready to play: no
+    /// student's games against it would judge anything.
+    #[error("the reference bot {dir} (--versus) cannot play: {why}")]
+    Reference {
+        /// Its directory.
+        dir: PathBuf,
+        /// Why not (its build log, inert).
+        why: String,
+    },
     /// The grading is done and a report of it could not be written.
     #[error(transparent)]
     Report(ReportError),
@@ -146,6 +155,7 @@ impl Grader {
             .num_threads(jobs)
             .build()
             .map_err(|source| GradeError::Threads { jobs, source })?;
+        let references = self.references()?;
         let tests = self.plan.test_names();
         let protections = self.protections().to_string();
         // The jobs shared among the submissions graded side by side.
@@ -169,7 +179,7 @@ impl Grader {
                     let area = self.workshop.sandbox().scratch().join(format!("submission-{index}"));
                     let progress = |test: &TestResult| told().test(&name, test);
                     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        self.grade_one(submission, &area, share, &progress)
+                        self.grade_one(submission, &area, share, &references, &progress)
                     }));
                     let result = match graded {
                         Ok(Ok(result)) => result,
@@ -201,6 +211,37 @@ impl Grader {
         Ok(graded)
     }
 
+    /// The reference bots of the plan's `--versus` tests, each built once,
+    /// as a submission is (the same languages or commands), before any
+    /// submission is graded.
+    ///
+    /// # Errors
+    /// [`GradeError::Reference`]: one cannot be built, or the grading was
+    /// stopped while it was.
+    fn references(&self) -> Result<Vec<(&'static str, Built)>, GradeError> {
+        let Mode::Play(play) = &self.plan.mode else { return Ok(Vec::new()) };
+        let recipe = Recipe {
+            programs: play.program.programs.clone(),
+            provided: None,
+            clear: Vec::new(),
+            args: Vec::new(),
+        };
+        let mut references = Vec::new();
+        for versus in &play.versus {
+            let Opponent::Bot(dir) = &versus.opponent else { continue };
+            let why = match self.workshop.prepare_apart(dir, &recipe) {
+                Ok(built) => {
+                    references.push((versus.test, built));
+                    continue;
+                }
+                Err(NotBuilt::Stopped) => "the grading was interrupted".to_owned(),
+                Err(NotBuilt::Failed(failure)) => failure.message(),
+            };
+            return Err(GradeError::Reference { dir: dir.clone(), why: text::inert(&why).into_owned() });
+        }
+        Ok(references)
+    }
+
     /// Grades `submission` in `area`, `jobs` of its runs or games at once:
     /// made runnable by the workshop, then graded by its mode's stage.
     fn grade_one(
@@ -208,6 +249,7 @@ impl Grader {
         submission: &Path,
         area: &Path,
         jobs: usize,
+        references: &[(&'static str, Built)],
         tell: &Tell<'_>,
     ) -> Result<SubmissionResult, Stopped> {
         let plan = &self.plan;
@@ -216,9 +258,15 @@ impl Grader {
                 .workshop
                 .prepare(submission, area, &program.recipe())
             {
-                Ok(built) => {
-                    stage(&Stage { plan, sandbox: self.workshop.sandbox(), area, built: &built, tell, jobs })
-                }
+                Ok(built) => stage(&Stage {
+                    plan,
+                    sandbox: self.workshop.sandbox(),
+                    area,
+                    built: &built,
+                    references,
+                    tell,
+                    jobs,
+                }),
                 Err(NotBuilt::Stopped) => Err(Stopped),
                 Err(NotBuilt::Failed(failure)) => {
                     Ok(not_run(plan, &submission_name(submission), &failure, tell))

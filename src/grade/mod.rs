@@ -58,7 +58,7 @@ pub use self::grader::{GradeError, Grader};
 pub use self::io::{DEFAULT_INPUT, DEFAULT_OUTPUT, Io};
 pub use self::partition::{Partition, PartitionError, Scheme};
 pub use self::plan::{
-    CallsPlan, Mode, PLAY_TESTS, Plan, PlayPlan, Program, TEST_LIMITS, Versus, harness_limits,
+    CallsPlan, Mode, Opponent, PLAY_TESTS, Plan, PlayPlan, Program, TEST_LIMITS, Versus, harness_limits,
 };
 pub use self::result::{Evidence, Smallest};
 pub use self::result::{

@@ -104,15 +104,27 @@ pub struct PlayPlan {
 /// A test of games against an opponent the TA chose (`--versus`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Versus {
-    /// The test's name, `vs-` and the opponent's (`vs-rules`): made once
-    /// for the process from the command line, it names records as the
-    /// built-in tests' names do.
+    /// The test's name, `vs-` and the opponent's (`vs-rules`,
+    /// `vs-reference`): made once for the process from the command line, it
+    /// names records as the built-in tests' names do.
     pub test: &'static str,
     /// The opponent.
-    pub engine: crate::engine::EngineKind,
+    pub opponent: Opponent,
     /// The share of points (a win 1, a draw ½) it must score against it,
     /// as X and as O (0 to 1).
     pub bars: [f64; 2],
+}
+
+/// Who a [`Versus`] test's games are played against.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opponent {
+    /// One of the built-in engines.
+    Engine(crate::engine::EngineKind),
+    /// A reference bot: its source directory, built once for the grading as
+    /// a submission is, and run in the same sandbox with the same limits.
+    /// Its own forfeits judge nothing of the student's: the test is then
+    /// the grader's error.
+    Bot(std::path::PathBuf),
 }
 
 impl PlayPlan {

@@ -28,7 +28,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use super::plan::{PLAY_TESTS, PlayPlan};
+use super::plan::{Opponent, PLAY_TESTS, PlayPlan};
 use super::result::{Evidence, Smallest};
 use super::result::{Stopped, SubmissionResult, TestResult, Verdict};
 use super::sprt::{Decision, Sprt};
@@ -38,7 +38,7 @@ use crate::arena::explore::{Explorer, Knowledge, Odds, Replies};
 use crate::arena::record::{self, Recorded};
 use crate::arena::{
     Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GIVE_UP_AFTER,
-    GameResult, Score, not_asked,
+    GameResult, Score, Unbuilt, not_asked,
 };
 use crate::board::{Square, Storage};
 use crate::engine::EngineKind;
@@ -182,6 +182,9 @@ enum Figures {
 struct Sampled {
     score: [f64; 2],
     games: [u64; 2],
+    /// The first game a reference bot forfeited, with its forfeit: its
+    /// games stop there and judge nothing of the student's.
+    void: Option<String>,
 }
 
 /// A bot's games as they are played: the participants, what its answers
@@ -216,8 +219,23 @@ impl<'s, 'p> Games<'s, 'p> {
             Box::new(Explorer::new("every-reply", Replies::Every, Arc::clone(&knowledge))),
             Box::new(EngineEntrant::new(EngineKind::Random)),
         ];
-        entrants
-            .extend(plan.versus.iter().map(|v| Box::new(EngineEntrant::new(v.engine)) as Box<dyn Entrant>));
+        entrants.extend(plan.versus.iter().map(|v| -> Box<dyn Entrant> {
+            match &v.opponent {
+                Opponent::Engine(engine) => Box::new(EngineEntrant::new(*engine)),
+                Opponent::Bot(dir) => match stage.references.iter().find(|(test, _)| *test == v.test) {
+                    Some((_, built)) => {
+                        Box::new(Bot::new(built, Arc::clone(stage.sandbox), stage.plan.limits, plan.startup))
+                    }
+                    // The grader builds every reference before grading; one
+                    // missing is a grader's fault, and its games judge
+                    // nothing (its forfeits make the test an error).
+                    None => Box::new(Unbuilt::new(
+                        dir.display().to_string(),
+                        "the reference bot was not built for this grading",
+                    )),
+                },
+            }
+        }));
         let cells = plan.geometry.cells();
         let openings = if cells <= EVERY_OPENING_SQUARES {
             (0..cells)
@@ -424,8 +442,17 @@ impl<'s, 'p> Games<'s, 'p> {
         draws_half: bool,
     ) -> Result<Sampled, EventError> {
         let sprt = bars.map(Sprt::for_bar);
-        let mut sampled = Sampled { score: [0.0; 2], games: [0; 2] };
+        let mut sampled = Sampled { score: [0.0; 2], games: [0; 2], void: None };
+        // A forfeit of the opponent's judges the bot only where the opponent
+        // is an engine; a reference bot's own failure voids its test.
+        let reference = matches!(
+            self.plan.versus.get(opponent.wrapping_sub(4)).map(|v| &v.opponent),
+            Some(Opponent::Bot(_))
+        );
         loop {
+            if sampled.void.is_some() {
+                return Ok(sampled);
+            }
             let open: Vec<usize> = (0..2)
                 .filter(|&seat| {
                     sampled.games[seat] < self.plan.games
@@ -447,6 +474,14 @@ impl<'s, 'p> Games<'s, 'p> {
             let before = self.played.len();
             self.play(test, fixtures, true)?;
             for game in &self.played[before..] {
+                if let Ending::Forfeit { seat, forfeit } = &game.result.ending
+                    && reference
+                    && *seat != game.seat()
+                {
+                    let forfeit = format!("{}: it forfeited: {forfeit}", game.name());
+                    sampled.void.get_or_insert(forfeit);
+                    continue;
+                }
                 sampled.games[game.seat()] += 1;
                 sampled.score[game.seat()] += match game.score() {
                     Score::Win => 1.0,
@@ -611,8 +646,15 @@ fn versus_test(
     sampled: &Sampled,
     play: &PlayPlan,
 ) -> TestResult {
-    let name = versus.engine.name();
+    let name = versus.test.trim_start_matches("vs-");
     let bars = versus.bars;
+    if let Some(void) = &sampled.void {
+        let detail = format!(
+            "the reference bot {name} failed in its own games, so they judge nothing of this bot's: {}",
+            text::inert(void)
+        );
+        return result(versus.test, Verdict::Error, detail, None);
+    }
     let side = |seat: usize| {
         format!("as {} it scored {} in {} games", side(seat), sampled.score[seat], sampled.games[seat])
     };

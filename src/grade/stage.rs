@@ -28,6 +28,9 @@ pub struct Stage<'a> {
     pub area: &'a Path,
     /// The program, made runnable (for function grading, the harness).
     pub built: &'a Built,
+    /// The reference bots of the grading's `--versus` tests, each built once
+    /// for the whole grading, by its test's name.
+    pub references: &'a [(&'static str, Built)],
     /// Told of each test as it is decided.
     pub tell: &'a Tell<'a>,
     /// How many of its runs or games may go at once: the grading's jobs

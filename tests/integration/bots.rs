@@ -754,23 +754,110 @@ fn grade_play_adds_a_test_against_an_engine_the_ta_chooses() {
     for (args, message) in [
         (
             &["--versus", "random"][..],
-            "error: invalid value 'random' for '--versus <ENGINE[=X,O]>': vs-random is a test already (--bar sets \
-             vs-random's bar); choose minimax or rules\n\nFor more information, try '--help'.\n",
+            "error: invalid value 'random' for '--versus <OPPONENT[=X,O]>': vs-random is a test already (--bar sets \
+             vs-random's bar); choose another engine (minimax, rules) or a bot's directory\n\nFor more information, \
+             try '--help'.\n",
         ),
         (
             &["--versus", "deep-blue"][..],
-            "error: invalid value 'deep-blue' for '--versus <ENGINE[=X,O]>': `deep-blue` is not an engine: \
-             expected minimax or rules\n\nFor more information, try '--help'.\n",
+            "error: invalid value 'deep-blue' for '--versus <OPPONENT[=X,O]>': `deep-blue` is neither an engine \
+             (minimax, rules) nor a reference bot's directory\n\nFor more information, try '--help'.\n",
         ),
         (
             &["--versus", "rules", "--versus", "rules=1,1"][..],
-            "ttt-referee: --versus rules is given twice; each engine is one test\n",
+            "ttt-referee: --versus: a test named vs-rules is there already; each opponent is a test of its own \
+             name (rename a reference bot's directory)\n",
         ),
     ] {
         let out = referee().args(["grade", "--play"]).args(args).arg(bot("first-c")).output().unwrap();
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(text(&out.stderr), message);
     }
+}
+
+/// Tests a TA chooses (issue 37): `--versus DIR` plays a test against a
+/// reference bot, built once for the grading and run as the students' bots
+/// are; a reference that fails in its own games voids its test (an error,
+/// never a pass), and one that cannot be built stops the grading before it
+/// starts, touching no report.
+#[test]
+fn grade_play_adds_a_test_against_a_reference_bot() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--games", "60", "--bar", "0,0", "--report"])
+        .arg(&report)
+        .arg("--versus")
+        .arg(format!("{}=40,40", bot("negamax-cpp").display()))
+        .arg("--versus")
+        .arg(bot("crash"))
+        .args([bot("negamax-cpp"), bot("first-c")])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let tests = |i: usize| json["submissions"][i]["tests"].as_array().unwrap().clone();
+    let names: Vec<String> = tests(0).iter().map(|t| t["test"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, ["vs-perfect", "vs-random", "vs-negamax-cpp", "vs-crash", "legal"], "{stderr}");
+    // A perfect bot draws itself: half the points, over a bar of 40%.
+    let (negamax, first) = (&tests(0)[2], &tests(1)[2]);
+    assert_eq!(negamax["verdict"], "pass", "{negamax}");
+    assert!(
+        negamax["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("against negamax-cpp (a win 1, a draw ½): as X it scored "),
+        "{negamax}"
+    );
+    assert_eq!(first["verdict"], "wrong", "{first}");
+    // The reference that crashes judges nothing: an error for every bot,
+    // though each "won" that game.
+    for i in 0..2 {
+        let void = &tests(i)[3];
+        assert_eq!(void["verdict"], "error", "{void}");
+        assert!(
+            void["detail"].as_str().unwrap().starts_with(
+                "the reference bot crash failed in its own games, so they judge nothing of this bot's: game "
+            ),
+            "{void}"
+        );
+    }
+    // A reference that cannot be built: exit 2 before anything is graded.
+    let broken = dir.path().join("broken-ref");
+    fs::create_dir(&broken).unwrap();
+    fs::write(broken.join("bot.cpp"), "int main() { return }\n").unwrap();
+    let untouched = dir.path().join("untouched");
+    let out = referee()
+        .args(["grade", "--play", "--report"])
+        .arg(&untouched)
+        .arg("--versus")
+        .arg(&broken)
+        .arg(bot("first-c"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "ttt-referee: the reference bot {} (--versus) cannot play: ",
+            broken.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("expected"), "the compiler's message: {stderr}");
+    assert!(!untouched.exists());
+    // A directory whose name cannot name a test.
+    let spaced = dir.path().join("my ref");
+    fs::create_dir(&spaced).unwrap();
+    let out =
+        referee().args(["grade", "--play", "--versus"]).arg(&spaced).arg(bot("first-c")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ttt-referee: --versus: `my ref` cannot name a test: name a reference bot's directory with letters, \
+         digits, `.`, `_` and `-`\n"
+    );
 }
 
 /// A failing test's game is written beside the report as a move file, which

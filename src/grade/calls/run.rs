@@ -41,8 +41,15 @@ pub(in crate::grade) fn grade(
     };
     // Submissions are graded in parallel too: more than a few harnesses
     // each would start more than they save.
-    let stage =
-        Stage { plan, sandbox: workshop.sandbox(), area, built: &built, tell, jobs: plan.jobs.min(4) };
+    let stage = Stage {
+        plan,
+        sandbox: workshop.sandbox(),
+        area,
+        built: &built,
+        references: &[],
+        tell,
+        jobs: plan.jobs.min(4),
+    };
     calls(&stage, api)
 }
 
