@@ -2,7 +2,7 @@
 //! a table, write the reports.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS, HeaderArg, LayoutArgs};
 use crate::board::Geometry;
 use crate::check::CheckOptions;
 use crate::engine::EngineKind;
+use crate::grade::play_config::PlayConfig;
 use crate::grade::report::gradescope::{Gradescope, Scoring, Visibility};
 use crate::grade::suite::{self, SuiteError};
 use crate::grade::{
@@ -415,18 +416,18 @@ pub(super) struct PlayArgs {
     win: Option<u32>,
 
     /// With --play: the share of games against uniformly random play it
-    /// must win, as X and as O, in percent (`80,55`: a perfect player wins
-    /// at least 83% as X and 57% as O on 3x3; GUIDE.md). Worked out
-    /// exactly on 3x3 where a bot answers each position one way, else
+    /// must win, as X and as O, in percent (`80,55`, the default: a perfect
+    /// player wins at least 83% as X and 57% as O on 3x3; GUIDE.md). Worked
+    /// out exactly on 3x3 where a bot answers each position one way, else
     /// sampled.
-    #[arg(long, value_name = "X,O", default_value = "80,55", value_parser = parse_bars, requires = "play")]
-    bar: [f64; 2],
+    #[arg(long, value_name = "X,O", value_parser = parse_bars, requires = "play")]
+    bar: Option<[f64; 2]>,
 
     /// With --play: the most games vs-random samples a side, when its odds
     /// cannot be worked out exactly (a sequential test stops sooner once
-    /// the verdict is clear).
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    games: u64,
+    /// the verdict is clear) [default: 1000].
+    #[arg(long, value_name = "N", value_parser = parse_games)]
+    games: Option<u64>,
 
     /// With --play: a test of its own against an engine (minimax or rules)
     /// or a reference bot's directory (built once, run as the students'
@@ -440,21 +441,24 @@ pub(super) struct PlayArgs {
     /// With --play: the most games a tree of vs-perfect's (every equally
     /// good reply of perfect's to each answer) or of an exact vs-random's
     /// may take; beyond, the verdict says it sampled.
-    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    proof_games: u64,
+    /// [default: 2000]
+    #[arg(long, value_name = "N", value_parser = parse_proof_games)]
+    proof_games: Option<u64>,
 
     /// With --play: the most time a bot may take over each answer, in
     /// seconds (a bot still computing when it has passed, on a busy
     /// machine, is given it in CPU time, up to 10 times it on the clock).
     /// A bot that runs out of time in 3 games of a test in a row is not
     /// asked again in that test.
-    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
-    move_time: Duration,
+    /// [default: 1]
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
+    move_time: Option<Duration>,
 
     /// With --play: how much longer a bot's first answer of a game may
     /// take, in seconds (its start: a JVM's, say).
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::parse_seconds)]
-    startup: Duration,
+    /// [default: 5]
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
+    startup: Option<Duration>,
 }
 
 impl PlanArgs {
@@ -519,22 +523,47 @@ impl PlanArgs {
     /// games.
     fn play_plan(&self, seed: u64) -> Result<PlayPlan, CliError> {
         let play = &self.play;
-        let (rows, cols) = play.board.unwrap_or((3, 3));
-        let win = play.win.unwrap_or_else(|| rows.max(cols).min(3));
+        // The course's `[play]` table, where a flag is not given.
+        let config = match suite::config_file(self.config.as_deref(), self.tests.as_deref()) {
+            Some(path) => PlayConfig::from_file(&path)?,
+            None => PlayConfig::default(),
+        };
+        let board = setting(play.board, &config, "board", super::parse_size)?;
+        let (rows, cols) = board.unwrap_or((3, 3));
+        let win = setting(play.win, &config, "win", |s| {
+            s.parse::<u32>().map_err(|_| format!("`{s}` is not a number of marks in a row"))
+        })?;
+        let win = win.unwrap_or_else(|| rows.max(cols).min(3));
         let geometry = Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })?;
         crate::arena::engines::check(EngineKind::Random, geometry, &[Mark::X, Mark::O])
             .map_err(|error| CliError::EngineCannotPlay { name: "random".to_owned(), error })?;
         let mut program = self.program(seed)?;
         program.io = Io::Stdout;
+        // `--versus` flags replace the file's list; the file's reference
+        // bots are found from its directory.
+        let versus = if play.versus.is_empty() {
+            config
+                .values("versus")
+                .map(|s| {
+                    opponent(&s.value, |name| config.path_in(name))
+                        .map_err(|message| CliError::from(config.refused(s, &message)))
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            play.versus.clone()
+        };
         Ok(PlayPlan {
             program,
             geometry,
-            games: play.games,
-            bars: play.bar,
-            proof_games: play.proof_games,
-            versus: versus(&play.versus)?,
-            move_time: play.move_time,
-            startup: play.startup,
+            games: setting(play.games, &config, "games", parse_games)?.unwrap_or(1000),
+            bars: setting(play.bar, &config, "bar", parse_bars)?.unwrap_or([0.8, 0.55]),
+            proof_games: setting(play.proof_games, &config, "proof-games", parse_proof_games)?
+                .unwrap_or(2000),
+            versus: versus_tests(&versus)?,
+            move_time: setting(play.move_time, &config, "move-time", super::parse_seconds)?
+                .unwrap_or(Duration::from_secs(1)),
+            startup: setting(play.startup, &config, "startup", super::parse_seconds)?
+                .unwrap_or(Duration::from_secs(5)),
             seed,
         })
     }
@@ -743,11 +772,51 @@ fn parse_bars(text: &str) -> Result<[f64; 2], String> {
     }
 }
 
+/// A `--play` setting: the flag's value when given, else the course's
+/// `[play]` key read by the flag's own parser (its error names the file's
+/// line), else none (the caller's default).
+fn setting<T>(
+    flag: Option<T>,
+    config: &PlayConfig,
+    key: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, CliError> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    match config.values(key).last() {
+        Some(s) => parse(&s.value).map(Some).map_err(|message| config.refused(s, &message).into()),
+        None => Ok(None),
+    }
+}
+
+/// `--games`: 1 to 100,000.
+fn parse_games(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if (1..=100_000).contains(&n) => Ok(n),
+        _ => Err(format!("`{text}` is not a number of games from 1 to 100000")),
+    }
+}
+
+/// `--proof-games`: 1 to 1,000,000.
+fn parse_proof_games(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
+        _ => Err(format!("`{text}` is not a number of games from 1 to 1000000")),
+    }
+}
+
 /// `--versus OPPONENT[=X,O]`: an engine or a reference bot's directory to
 /// play a test against, and its bar (40,40 unless given). A name that is an
 /// engine's is the engine; a bot's directory named like one is written
 /// as a path (`./minimax`).
 fn parse_versus(text: &str) -> Result<(Opponent, [f64; 2]), String> {
+    opponent(text, |name| PathBuf::from(name))
+}
+
+/// As [`parse_versus`], a bot's directory found by `dir` from its name as
+/// written (a course file's start at the file's directory).
+fn opponent(text: &str, dir: impl Fn(&str) -> PathBuf) -> Result<(Opponent, [f64; 2]), String> {
     let (name, bars) = match text.rsplit_once('=') {
         Some((name, bars)) => (name, parse_bars(bars)?),
         None => (text, [0.4, 0.4]),
@@ -767,7 +836,7 @@ fn parse_versus(text: &str) -> Result<(Opponent, [f64; 2]), String> {
             engines()
         )),
         Some(engine) => Ok((Opponent::Engine(engine), bars)),
-        None if Path::new(name).is_dir() => Ok((Opponent::Bot(PathBuf::from(name)), bars)),
+        None if dir(name).is_dir() => Ok((Opponent::Bot(dir(name)), bars)),
         None => Err(format!("`{name}` is neither an engine ({}) nor a reference bot's directory", engines())),
     }
 }
@@ -776,7 +845,7 @@ fn parse_versus(text: &str) -> Result<(Opponent, [f64; 2]), String> {
 /// leaked to be `'static`, as the built-in tests' are: a handful of bytes a
 /// grading): `vs-` and the engine's name, or the reference bot's
 /// directory's, which must be a plain name a report's table can carry.
-fn versus(given: &[(Opponent, [f64; 2])]) -> Result<Vec<Versus>, CliError> {
+fn versus_tests(given: &[(Opponent, [f64; 2])]) -> Result<Vec<Versus>, CliError> {
     let mut tests: Vec<Versus> = Vec::new();
     for (opponent, bars) in given {
         let name = match opponent {

@@ -42,6 +42,7 @@ pub mod package;
 pub mod partition;
 pub mod plan;
 pub mod play;
+pub mod play_config;
 pub mod program;
 pub mod report;
 pub mod result;

@@ -535,9 +535,11 @@ fn result(test: &str, verdict: Verdict, detail: String, shown: Option<(&Game, &'
     result
 }
 
-/// The shortest of `games` (fewest moves; the first of those).
+/// The shortest of `games` (fewest moves; the first of those) the bot was
+/// asked in: a game it was not asked in (given up on for time) has nothing
+/// to show, so it is shown only when there is no other.
 fn shortest<'a>(games: impl Iterator<Item = &'a Game>) -> Option<&'a Game> {
-    games.min_by_key(|g| (g.result.moves, g.result.number))
+    games.min_by_key(|g| (g.forfeit().is_some_and(not_asked), g.result.moves, g.result.number))
 }
 
 fn vs_perfect(games: &[Game], proof: &Proof) -> TestResult {

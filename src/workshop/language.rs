@@ -84,6 +84,9 @@ pub enum ConfigError {
 struct Config {
     #[serde(default)]
     language: Vec<LanguageConfig>,
+    /// `grade --play`'s tests, read by [`crate::grade::play_config`].
+    #[serde(default, rename = "play")]
+    _play: Option<toml::Table>,
 }
 
 #[derive(Debug, Deserialize)]

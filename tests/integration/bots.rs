@@ -347,6 +347,12 @@ fn grade_play_gives_up_on_a_silent_bot_after_three_time_forfeits_in_a_row() {
         detail.contains(" (vs-perfect, as X): time: no answer within 1.5 s, and it was not computing"),
         "{detail}"
     );
+    // Each failing test shows a game it was asked in.
+    for test in tests {
+        let shown = test["smallest_failing_input"]["input"].as_str().unwrap_or_default();
+        assert!(shown.contains("no answer within 1.5 s"), "{test}");
+        assert!(!shown.contains("not asked"), "{test}");
+    }
 }
 
 #[test]
@@ -857,6 +863,59 @@ fn grade_play_adds_a_test_against_a_reference_bot() {
         text(&out.stderr),
         "ttt-referee: --versus: `my ref` cannot name a test: name a reference bot's directory with letters, \
          digits, `.`, `_` and `-`\n"
+    );
+}
+
+/// A course writes its `--play` tests once, in grade.toml's `[play]` table:
+/// each key a flag, written as on the command line; a reference bot's
+/// directory starts at the file's; a flag given wins over its key; a value
+/// the flag would refuse names the file's line.
+#[test]
+fn grade_play_takes_its_tests_from_the_courses_grade_toml() {
+    let dir = kept_dir();
+    let course = dir.path().join("course");
+    fs::create_dir_all(course.join("reference")).unwrap();
+    for file in fs::read_dir(bot("negamax-cpp")).unwrap() {
+        let file = file.unwrap().path();
+        fs::copy(&file, course.join("reference").join(file.file_name().unwrap())).unwrap();
+    }
+    let config = course.join("grade.toml");
+    fs::write(
+        &config,
+        "[play]\nbar = \"0,0\"\ngames = 20\nversus = [\"rules=40,30\", \"reference=40,40\"]\n",
+    )
+    .unwrap();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["grade", "--play", "--bar", "100,100", "--config"])
+        .arg(&config)
+        .arg("--report")
+        .arg(&report)
+        .arg(bot("negamax-cpp"))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    let tests = json["submissions"][0]["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["test"].as_str().unwrap()).collect();
+    assert_eq!(names, ["vs-perfect", "vs-random", "vs-rules", "vs-reference", "legal"], "{stderr}");
+    // --bar 100,100 on the command line, not the file's 0,0.
+    let random = tests[1]["detail"].as_str().unwrap();
+    assert!(random.contains("it needs 100% as X and 100% as O"), "{random}");
+    assert_eq!(tests[1]["verdict"], "wrong");
+    assert_eq!(tests[3]["verdict"], "pass", "{}", tests[3]);
+
+    fs::write(&config, "[play]\nboard = \"3x3\"\nbar = \"80\"\n").unwrap();
+    let out =
+        referee().args(["grade", "--play", "--config"]).arg(&config).arg(bot("first-c")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "ttt-referee: {}:3: [play] `bar`: expected two percentages, as X and as O, such as `80,55`\n",
+            config.display()
+        )
     );
 }
 
