@@ -11,8 +11,9 @@
 //! and threads from the whole machine, each thread's malloc arena reserves
 //! 64 MB, and where there is no cgroup and only an address-space limit
 //! holds, javac fails at random (`There is insufficient memory for the Java
-//! Runtime Environment to continue`: 1 build of 3 of a six-file class, as an
-//! ordinary user on a 2-core machine). A build that still fails for want of what the sandbox gives
+//! Runtime Environment to continue`: 6 builds of 11 of a six-file class failed
+//! as an unused uid with no cgroup on a 2-core machine; with these, 20 of 20
+//! built). A build that still fails for want of what the sandbox gives
 //! (killed at the memory limit, a JVM or a fork refused) is the grader's
 //! error, said with its reason: never `build-failed`, which costs the
 //! student every test.
