@@ -4,7 +4,7 @@
 //! terminal, nor for a search that ends within a second.
 
 use std::io::{self, IsTerminal};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -40,7 +40,6 @@ pub fn watcher() -> Watcher {
 /// it is a terminal.
 pub fn search_spinner() -> impl FnMut(Progress) + Send {
     let terminal = io::stderr().is_terminal();
-    let mut started: Option<Instant> = None;
     let mut bar: Option<ProgressBar> = None;
     move |progress: Progress| {
         if !terminal {
@@ -50,11 +49,12 @@ pub fn search_spinner() -> impl FnMut(Progress) + Send {
             if let Some(bar) = bar.take() {
                 bar.finish_and_clear();
             }
-            started = None;
             return;
         }
-        let since = *started.get_or_insert_with(Instant::now);
-        let elapsed = since.elapsed();
+        // The search's own clock, read where it decides to stop: one that
+        // runs out its time limit (over a second) always shows the spinner
+        // before it ends, however loaded the machine.
+        let elapsed = progress.elapsed;
         if elapsed < QUIET_FOR {
             return;
         }

@@ -4,16 +4,19 @@
 //! `grade` does on the TA's machine.
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use clap::{ArgMatches, Args, Subcommand, parser::ValueSource};
 
+use super::error::Shown;
 use super::grade_cmd::{PlanArgs, ScoringArgs};
-use super::{CliError, EXIT_SUCCESS};
+use super::{CliError, EXIT_ERROR, EXIT_SUCCESS};
 use crate::grade::package::portable::Glibc;
-use crate::grade::package::{self, PackageError, Written};
+use crate::grade::package::{self, PackageError, Written, trial};
 use crate::grade::{Mode, suite};
+use crate::text;
 
 pub(super) const AFTER_HELP: &str = "\
 Every grade option given here (limits, --header, --io, --build/--run,
@@ -42,6 +45,39 @@ pub(super) enum AutograderCommand {
     /// repository on every push.
     #[command(after_help = AFTER_HELP)]
     Github(GithubArgs),
+    /// Try a package before uploading it: run a Gradescope zip's `setup.sh`
+    /// and `run_autograder` (or a GitHub template's grading step) on one
+    /// submission in a scratch directory, and print the results.
+    #[command(after_help = TRY_AFTER_HELP)]
+    Try(TryArgs),
+}
+
+const TRY_AFTER_HELP: &str = "\
+A zip is unpacked into a scratch autograder/ laid out as Gradescope's
+/autograder (source/, submission/, results/); its setup.sh runs, then
+run_autograder, as Gradescope runs them (as this user, installing into the
+scratch directory instead of /usr/local), and results.json's score and tests
+are printed. A directory is a GitHub template (.github/ttt-referee/grade):
+the submission is checked out beside its .github/ and the grading step runs
+as the workflow runs it. The grading inside is grade's, in its sandbox.
+Exit status 0 when the platform would have results, 2 when not.
+
+Examples:
+  ttt-referee autograder gradescope --tests tests/ -o autograder.zip
+  ttt-referee autograder try autograder.zip students/ada
+  ttt-referee autograder try my-template-repo/ students/ada";
+
+#[derive(Debug, Args)]
+pub(super) struct TryArgs {
+    /// The package: a Gradescope zip, or a GitHub template repository.
+    #[arg(value_name = "ZIP|DIR")]
+    package: PathBuf,
+    /// The submission to grade with it: a directory of the student's files.
+    #[arg(value_name = "SUBMISSION")]
+    submission: PathBuf,
+    /// Keep the scratch directory (its path is printed) to look into.
+    #[arg(long)]
+    keep: bool,
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +131,7 @@ pub(super) struct GithubArgs {
 
 pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u8, CliError> {
     match command {
+        AutograderCommand::Try(args) => return try_package(args),
         AutograderCommand::Gradescope(args) => {
             args.scoring.scoring()?;
             let written =
@@ -124,6 +161,106 @@ pub(super) fn run(command: &AutograderCommand, matches: &ArgMatches) -> Result<u
         }
     }
     Ok(EXIT_SUCCESS)
+}
+
+/// `autograder try`: the package run on the submission, and what it gave.
+fn try_package(args: &TryArgs) -> Result<u8, CliError> {
+    if !args.submission.is_dir() {
+        return Err(CliError::NoDirectory {
+            path: Shown::input(&args.submission),
+            what: "a submission directory",
+            error: std::fs::metadata(&args.submission).err(),
+        });
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("ttt-referee-try-")
+        .tempdir()
+        .map_err(|source| CliError::write(&std::env::temp_dir(), source))?;
+    let trial =
+        trial::try_package(&args.package, &args.submission, scratch.path()).map_err(CliError::Trial)?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "ttt-referee: tried {} on {} as {} does",
+        args.package.display(),
+        args.submission.display(),
+        trial.platform
+    );
+    for step in &trial.steps {
+        let status =
+            step.status.map_or_else(|| "killed by a signal".to_owned(), |s| format!("exit status {s}"));
+        let _ = writeln!(out, "{}: {status}", step.name);
+        if step.status != Some(0) {
+            // The script's last lines say why.
+            let lines: Vec<&str> = step.output.lines().collect();
+            for line in &lines[lines.len().saturating_sub(20)..] {
+                let _ = writeln!(out, "  | {}", text::inert(line));
+            }
+        }
+    }
+    let shown = trial.results.as_ref().map(|results| match trial.platform {
+        "Gradescope" => gradescope_summary(results),
+        _ => trial
+            .summary
+            .as_deref()
+            .map_or_else(|| github_summary(results), |s| text::inert_lines(s).into_owned()),
+    });
+    match &shown {
+        Some(summary) => out.push_str(summary),
+        None => {
+            let _ = writeln!(
+                out,
+                "no results: {} was not written (or is not JSON)",
+                trial.results_path.display()
+            );
+        }
+    }
+    if args.keep {
+        let kept = scratch.keep();
+        let _ = writeln!(out, "the scratch directory is kept: {}", kept.display());
+    }
+    io::stdout().write_all(out.as_bytes()).map_err(CliError::stdout)?;
+    Ok(if shown.is_some() { EXIT_SUCCESS } else { EXIT_ERROR })
+}
+
+/// Gradescope's `results.json` in lines: the score, each test's status and
+/// points, and the output shown above the tests.
+fn gradescope_summary(results: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let number = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    let tests = results["tests"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let max: f64 = tests.iter().map(|t| number(&t["max_score"])).sum();
+    let _ = writeln!(out, "score: {:.2} of {max:.2}, {} tests", number(&results["score"]), tests.len());
+    for test in tests {
+        let name = text::inert(test["name"].as_str().unwrap_or("?")).into_owned();
+        let status = text::inert(test["status"].as_str().unwrap_or("-")).into_owned();
+        let _ = write!(
+            out,
+            "  {status:<7} {name}  {:.2}/{:.2}",
+            number(&test["score"]),
+            number(&test["max_score"])
+        );
+        match test["visibility"].as_str() {
+            Some(v) if v != "visible" => {
+                let _ = writeln!(out, "  ({})", text::inert(v));
+            }
+            _ => out.push('\n'),
+        }
+    }
+    if let Some(output) = results["output"].as_str().filter(|o| !o.is_empty()) {
+        let _ = writeln!(out, "output: {}", text::inert_lines(output).trim_end());
+    }
+    out
+}
+
+/// The GitHub step's Classroom `result.json` in lines, when it wrote no
+/// summary.
+fn github_summary(results: &serde_json::Value) -> String {
+    format!(
+        "status: {}, max score {}\n",
+        text::inert(results["status"].as_str().unwrap_or("?")),
+        results["max_score"].as_f64().unwrap_or(0.0)
+    )
 }
 
 /// Writes a package with `write` from the command's arguments, after

@@ -217,6 +217,9 @@ pub(super) enum CliError {
     /// A match or tournament that could not be run through (its report).
     #[error(transparent)]
     Arena(EventError),
+    /// `autograder try` could not try the package.
+    #[error(transparent)]
+    Trial(crate::grade::package::trial::TrialError),
     /// Standard output was closed by its reader: not worth a message.
     #[error("broken pipe")]
     BrokenPipe,

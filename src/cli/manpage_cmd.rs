@@ -22,22 +22,50 @@ use crate::output::Durability;
 pub(super) const AFTER_HELP: &str = "\
 With --out-dir DIR it writes ttt-referee.1 and a page for every subcommand
 (ttt-referee-grade.1, ...), each replaced whole, and says what it wrote.
-Into a directory `man` reads:
-  ttt-referee manpage --out-dir ~/.local/share/man/man1
-  sudo ttt-referee manpage --out-dir /usr/local/share/man/man1
-then `man ttt-referee-grade`.";
+With --install it writes them beside the binary, in BIN/../share/man/man1,
+where `man` looks for every directory on PATH with no MANPATH set:
+~/.cargo/share/man/man1 after `cargo install`, /usr/local/share/man/man1
+for /usr/local/bin. Then `man ttt-referee-grade`:
+  ttt-referee manpage --install
+  ttt-referee manpage --out-dir ~/.cargo/share/man/man1   # the same, named";
 
 #[derive(Debug, Args)]
 pub(super) struct ManpageArgs {
     /// Write every command's page into DIR (created if missing) instead of
     /// printing the top page. (`--dir` is the old spelling.)
-    #[arg(long, value_name = "DIR", alias = "dir")]
+    #[arg(long, value_name = "DIR", alias = "dir", conflicts_with = "install")]
     out_dir: Option<PathBuf>,
+    /// Write every command's page beside this binary, in
+    /// BIN/../share/man/man1, where `man` finds them with no MANPATH.
+    #[arg(long)]
+    install: bool,
+}
+
+/// Where `--install` puts the pages for the binary at `exe`:
+/// `BIN/../share/man/man1`, which man-db searches for every `BIN` on
+/// `PATH` (`~/.cargo/bin` gives `~/.cargo/share/man/man1`).
+#[must_use]
+pub(super) fn beside(exe: &std::path::Path) -> Option<PathBuf> {
+    let bin = exe.parent()?;
+    let prefix = bin.parent()?;
+    Some(prefix.join("share").join("man").join("man1"))
 }
 
 pub(super) fn run(args: &ManpageArgs, cmd: Command) -> Result<u8, CliError> {
     let pages = pages(cmd);
-    let Some(dir) = &args.out_dir else {
+    let installed = if args.install {
+        let exe =
+            std::env::current_exe().map_err(|source| CliError::write(std::path::Path::new("."), source))?;
+        Some(beside(&exe).ok_or_else(|| {
+            CliError::write(
+                &exe,
+                io::Error::other("the binary is in no directory with a parent to put pages beside"),
+            )
+        })?)
+    } else {
+        None
+    };
+    let Some(dir) = installed.as_ref().or(args.out_dir.as_ref()) else {
         let mut page = Vec::new();
         pages[0].render(&mut page).map_err(CliError::stdout)?;
         io::stdout().write_all(&page).map_err(CliError::stdout)?;
@@ -50,13 +78,28 @@ pub(super) fn run(args: &ManpageArgs, cmd: Command) -> Result<u8, CliError> {
     }
     let _ = writeln!(
         io::stderr(),
-        "ttt-referee: wrote {} man pages into {} ({}, ...); `man {}` reads them if the directory is on its path",
+        "ttt-referee: wrote {} man pages into {} ({}, ...); `man {}` {}",
         pages.len(),
         dir.display(),
         pages[0].man.get_filename(),
         pages[0].name,
+        found_when(dir),
     );
     Ok(EXIT_SUCCESS)
+}
+
+/// When `man` finds pages written into `dir`, in words that follow "`man
+/// NAME`": a `PREFIX/share/man/man1` is searched while `PREFIX/bin` is on
+/// `PATH`; any other directory's parent must be on `MANPATH`.
+fn found_when(dir: &std::path::Path) -> String {
+    let prefix = dir.ends_with("share/man/man1").then(|| dir.parent()?.parent()?.parent()).flatten();
+    match prefix {
+        Some(prefix) => format!("finds them while {} is on PATH", prefix.join("bin").display()),
+        None => format!(
+            "finds them once {} is on MANPATH (or write them into BIN/../share/man/man1 with BIN on PATH: --install)",
+            dir.parent().unwrap_or(dir).display()
+        ),
+    }
 }
 
 /// One command's page, and the pages its SEE ALSO names.

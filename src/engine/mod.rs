@@ -211,15 +211,18 @@ impl Engine {
                 Choice { square: random::choose(game, &mut self.rng), value: None, search: None }
             }
             EngineKind::Perfect => {
+                let started = Instant::now();
                 let limits = perfect::Limits {
-                    deadline: self.time_limit.map(|limit| Instant::now() + limit),
+                    started,
+                    deadline: self.time_limit.map(|limit| started + limit),
                     progress: self.progress.as_mut().map(|p| p.as_mut() as &mut dyn FnMut(Progress)),
                     hash_mb: self.hash_mb,
                     ties: if self.random_ties { Some(&mut self.rng) } else { None },
                 };
                 let (square, value, search) = perfect::choose(game, limits);
                 if let Some(progress) = self.progress.as_mut() {
-                    progress(Progress { depth: search.depth, nodes: search.nodes, done: true });
+                    let (depth, nodes, elapsed) = (search.depth, search.nodes, started.elapsed());
+                    progress(Progress { depth, nodes, elapsed, done: true });
                 }
                 Choice { square, value, search: Some(search) }
             }
@@ -278,7 +281,13 @@ pub fn solve(game: &Game) -> Value {
 /// benchmarks: positions per second).
 #[must_use]
 pub fn solve_counting(game: &Game) -> (Value, u64) {
-    let limits = perfect::Limits { deadline: None, progress: None, hash_mb: DEFAULT_HASH_MB, ties: None };
+    let limits = perfect::Limits {
+        started: Instant::now(),
+        deadline: None,
+        progress: None,
+        hash_mb: DEFAULT_HASH_MB,
+        ties: None,
+    };
     let (_, value, search) = perfect::choose(game, limits);
     (value.expect("a search without a time limit proves the value"), search.nodes)
 }

@@ -44,6 +44,8 @@ const CLOCK_EVERY: u64 = 4096;
 
 /// When to stop, and whom to tell how it goes.
 pub(super) struct Limits<'a> {
+    /// When the search began (the deadline counts from it).
+    pub started: Instant,
     /// Stop when this instant passes, keeping the last finished step's move.
     pub deadline: Option<Instant>,
     /// Told the depth and positions searched now and then.
@@ -123,7 +125,7 @@ pub(super) fn values(game: &Game, hash_mb: u32) -> Vec<(Square, Value)> {
     let taken = mine | theirs;
     let free = lines.cells - taken.count_ones();
     let positions = 3u64.checked_pow(free).unwrap_or(u64::MAX);
-    let limits = Limits { deadline: None, progress: None, hash_mb, ties: None };
+    let limits = Limits { started: Instant::now(), deadline: None, progress: None, hash_mb, ties: None };
     let table = Table::new(hash_mb, positions);
     // No horizon: every search goes to the end, so each value is proven.
     let mut solver = Solver {
@@ -218,11 +220,14 @@ impl Solver<'_, '_> {
             return true;
         }
         if self.nodes.is_multiple_of(CLOCK_EVERY) {
-            if let Some(progress) = self.limits.progress.as_mut() {
-                progress(Progress { depth: self.depth, nodes: self.nodes, done: false });
-            }
-            if self.limits.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            // One reading of the clock both decides and is told.
+            let now = Instant::now();
+            if self.limits.deadline.is_some_and(|deadline| now >= deadline) {
                 self.stopped = true;
+            }
+            let elapsed = now.saturating_duration_since(self.limits.started);
+            if let Some(progress) = self.limits.progress.as_mut() {
+                progress(Progress { depth: self.depth, nodes: self.nodes, elapsed, done: false });
             }
         }
         self.stopped
@@ -392,7 +397,13 @@ mod tests {
 
     /// A solver for one whole search (no horizon), with a `megabytes` table.
     fn solver(lines: &Lines, megabytes: u32) -> Solver<'_, 'static> {
-        let limits = Limits { deadline: None, progress: None, hash_mb: megabytes, ties: None };
+        let limits = Limits {
+            started: Instant::now(),
+            deadline: None,
+            progress: None,
+            hash_mb: megabytes,
+            ties: None,
+        };
         let table = Table::new(megabytes, u64::MAX);
         Solver { lines, table, nodes: 0, horizon: u32::MAX, cut: 0, limits, depth: 0, stopped: false }
     }
@@ -521,14 +532,21 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..40 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let limits = Limits { deadline: None, progress: None, hash_mb: 1, ties: Some(&mut rng) };
+            let limits = Limits {
+                started: Instant::now(),
+                deadline: None,
+                progress: None,
+                hash_mb: 1,
+                ties: Some(&mut rng),
+            };
             let (square, value, _) = choose(&empty, limits);
             assert_eq!(value, Some(Value::Draw));
             seen.insert(square.index());
         }
         assert!(seen.len() >= 6, "{seen:?}");
         // Without, the lowest square, whatever the seed.
-        let limits = Limits { deadline: None, progress: None, hash_mb: 1, ties: None };
+        let limits =
+            Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 1, ties: None };
         assert_eq!(choose(&empty, limits).0.index(), 0);
     }
 }

@@ -3,6 +3,8 @@
 //! ([`Progress`]). Below the engines that fill them and the module that
 //! hands them out.
 
+use std::time::Duration;
+
 /// What a position is worth to the player to move, with perfect play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -44,6 +46,11 @@ pub struct Progress {
     pub depth: u32,
     /// Positions searched so far in this choice.
     pub nodes: u64,
+    /// Time since the search began, read with the same clock reading that
+    /// decides whether its time is up: a search stopped by its time limit
+    /// tells, last before `done`, at least that limit, however loaded the
+    /// machine.
+    pub elapsed: Duration,
     /// The search is over (told once, last).
     pub done: bool,
 }

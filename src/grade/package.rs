@@ -5,6 +5,7 @@
 //! its platform can start ([`portable`]).
 
 pub mod portable;
+pub mod trial;
 
 use std::ffi::OsString;
 use std::fs;

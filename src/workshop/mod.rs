@@ -116,6 +116,23 @@ impl Failure {
         }
     }
 
+    /// A build of `language` that failed for the sandbox's reason (`why`,
+    /// words that follow "the build"), its log `log`: the grader's error,
+    /// with its reason and what to do.
+    #[must_use]
+    pub fn starved(language: String, log: String, why: &str) -> Failure {
+        Failure {
+            language,
+            log,
+            detail: format!(
+                "the grader's error: the build {why}; not the submission's fault \
+                 (grade it again, with fewer --jobs or on a machine with more memory)"
+            ),
+            provided: None,
+            by_grader: true,
+        }
+    }
+
     /// What a caller that shows one message says: the detail, then the log
     /// when it says more (a build's).
     #[must_use]
@@ -361,6 +378,9 @@ impl Workshop {
                 }
                 Ok(Build::Refused { why }) => {
                     return Err(with_provided(Failure { language, by_grader: true, ..Failure::early(why) }));
+                }
+                Ok(Build::Starved { log, why }) => {
+                    return Err(with_provided(Failure::starved(language, log, &why)));
                 }
                 Ok(Build::Built { dir, log }) => {
                     build_log = Some(log);

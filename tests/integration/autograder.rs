@@ -24,7 +24,7 @@ fn this_glibc() -> String {
 }
 
 /// Copies the directory `from` to `to` (plain files only).
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -562,4 +562,74 @@ fn classroom_feedback_is_for_one_submission_and_says_why_grading_could_not_be_do
         fs::read_to_string(dir.path().join("result.json")).unwrap(),
         "{\"version\":1,\"status\":\"error\",\"max_score\":20.0,\"tests\":[]}\n"
     );
+}
+
+/// `autograder try` runs a Gradescope zip's `setup.sh` and `run_autograder` on
+/// a submission in a scratch `autograder/` and prints `results.json`'s score
+/// and tests; and a GitHub template's grading step, with its summary.
+#[test]
+fn autograder_try_runs_the_zip_and_the_template_as_their_platforms_do() {
+    if !runnable("autograder_try_runs_the_zip_and_the_template_as_their_platforms_do", false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let binary = install(&dir.path().join("build"));
+    let zip = dir.path().join("autograder.zip");
+    let made = Command::new(&binary)
+        .args(["autograder", "gradescope", "--tests"])
+        .arg(fixture("class/tests"))
+        .args(["--points", "20", "--hidden", "09-*", "--time", "5", "--glibc", &this_glibc(), "--binary"])
+        .arg(&binary)
+        .arg("-o")
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let tried = referee()
+        .args(["autograder", "try"])
+        .arg(&zip)
+        .arg("fixtures/class/students/ivy-crash")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&tried.stdout);
+    assert_eq!(tried.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&tried.stderr));
+    assert!(
+        stdout.contains("as Gradescope does\nsetup.sh: exit status 0\nrun_autograder: exit status 0\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("score: 15.56 of 20.00, 9 tests\n"), "{stdout}");
+    assert!(stdout.contains("  failed  03-"), "{stdout}");
+    assert!(stdout.contains("(hidden)"), "{stdout}");
+    assert!(stdout.contains("output: C++: 7 of 9 tests passed."), "{stdout}");
+
+    let repo = dir.path().join("template");
+    let made = Command::new(&binary)
+        .args(["autograder", "github", "--tests"])
+        .arg(fixture("class/tests"))
+        .args(["--time", "5", "--glibc", &this_glibc(), "--binary"])
+        .arg(&binary)
+        .arg("--out-dir")
+        .arg(&repo)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let tried = referee()
+        .args(["autograder", "try"])
+        .arg(&repo)
+        .arg("fixtures/class/students/ivy-crash")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&tried.stdout);
+    assert_eq!(tried.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&tried.stderr));
+    // The step exits 1: a test failed.
+    assert!(stdout.contains("as GitHub does\ngrade: exit status 1\n"), "{stdout}");
+    assert!(stdout.contains("7 of 9"), "{stdout}");
+
+    // Neither a zip nor a template: said, exit status 2.
+    let tried = referee()
+        .args(["autograder", "try", "fixtures", "fixtures/class/students/ivy-crash"])
+        .output()
+        .unwrap();
+    assert_eq!(tried.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&tried.stderr).contains("neither a Gradescope zip"));
 }

@@ -876,9 +876,10 @@ fn manpage_dir_writes_a_page_for_every_command() {
     assert_eq!(
         String::from_utf8_lossy(&written.stderr),
         format!(
-            "ttt-referee: wrote {} man pages into {} (ttt-referee.1, ...); `man ttt-referee` reads them if the directory is on its path\n",
+            "ttt-referee: wrote {} man pages into {} (ttt-referee.1, ...); `man ttt-referee` finds them once {} is on MANPATH (or write them into BIN/../share/man/man1 with BIN on PATH: --install)\n",
             names.len(),
-            pages.display()
+            pages.display(),
+            dir.path().display()
         )
     );
     names.sort();
@@ -910,4 +911,55 @@ fn manpage_dir_writes_a_page_for_every_command() {
     ] {
         assert!(grade.contains(needle), "grade's page lacks {needle:?}:\n{grade}");
     }
+}
+
+/// `manpage --install` writes the pages beside the binary, in
+/// `BIN/../share/man/man1`, and `man` finds them there with no MANPATH,
+/// for `BIN` on `PATH` (man-db searches each `PATH` entry's
+/// `../share/man`): as after `cargo install`, in `~/.cargo/bin`.
+#[test]
+fn manpage_install_puts_the_pages_where_man_finds_them_with_no_manpath() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join(".cargo/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let exe = bin.join("ttt-referee");
+    fs::copy(env!("CARGO_BIN_EXE_ttt-referee"), &exe).unwrap();
+    let written = Command::new(&exe).args(["manpage", "--install"]).output().unwrap();
+    let pages = dir.path().join(".cargo/share/man/man1");
+    assert_eq!(
+        String::from_utf8_lossy(&written.stderr),
+        format!(
+            "ttt-referee: wrote {} man pages into {} (ttt-referee.1, ...); `man ttt-referee` finds them while {} is on PATH\n",
+            fs::read_dir(&pages).unwrap().count(),
+            pages.display(),
+            bin.display()
+        )
+    );
+    let man_w = |name: &str| {
+        Command::new("man")
+            .args(["-w", name])
+            .env_remove("MANPATH")
+            .env("PATH", format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()))
+            .env("HOME", dir.path())
+            .output()
+    };
+    let Ok(found) = man_w("ttt-referee-grade") else {
+        crate::util::skip("no man on this machine (apt-get install man-db)");
+        return;
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout).trim_end(),
+        pages.join("ttt-referee-grade.1").display().to_string(),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    // Not on PATH, not found: it is PATH that finds them.
+    let unfound = Command::new("man")
+        .args(["-w", "ttt-referee-grade"])
+        .env_remove("MANPATH")
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&unfound.stdout).contains(&*dir.path().to_string_lossy()));
 }

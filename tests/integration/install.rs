@@ -256,6 +256,28 @@ impl UserArea {
         Graded::run(grade, &report)
     }
 
+    /// Grades `subs` as the user with the options `args` (tests, build,
+    /// profile: all of them), its report in [`UserArea::report`].
+    fn grade_with(&self, args: &[&str], subs: &[PathBuf]) -> Graded {
+        let report = self.report();
+        let id = self.uid.to_string();
+        let mut grade = Command::new("setpriv");
+        grade
+            .arg(format!("--reuid={id}"))
+            .arg(format!("--regid={id}"))
+            .args(["--clear-groups", "--"])
+            .arg(self.path().join("bin").join("ttt-referee"))
+            .arg("grade")
+            .args(args)
+            .arg("--report")
+            .arg(&report)
+            .args(subs)
+            .current_dir(self.path())
+            .env("HOME", self.path().join("home"))
+            .env("TMPDIR", self.tmp());
+        Graded::run(grade, &report)
+    }
+
     /// Asserts that the grader left nothing in its `TMPDIR`.
     fn left_nothing(&self) {
         assert_eq!(entries(&self.tmp()), Vec::<String>::new(), "the grader left its scratch behind");
@@ -345,5 +367,85 @@ fn an_unreadable_file_refuses_only_its_submission() {
     assert_eq!(graded.status, Some(1), "{}", graded.stderr);
     graded.refused(0, "cannot be read");
     graded.ran(1);
+    area.left_nothing();
+}
+
+/// How many times the Java class is built without a cgroup.
+const JAVA_BUILDS: usize = 20;
+
+/// A Java submission of several files (the extended class's official one:
+/// six files in a package), built by an ordinary user, who has no cgroup:
+/// only an address-space limit holds each process, and a process limit
+/// the user's. Every build gets a JVM sized to the build's limits, so every
+/// one of 20 builds, two at a time, builds and passes.
+#[test]
+fn an_ordinary_user_builds_a_java_class_of_several_files_every_time() {
+    if !runnable("an_ordinary_user_builds_a_java_class_of_several_files_every_time", true) {
+        return;
+    }
+    if Command::new("javac").arg("-version").output().is_err() {
+        crate::util::skip("an_ordinary_user_builds_a_java_class_of_several_files_every_time: no javac here");
+        return;
+    }
+    let Some(area) = UserArea::new() else { return };
+    let tests = area.path().join("java-tests");
+    fs::create_dir(&tests).unwrap();
+    let sample = "official-sample.stdin";
+    fs::copy(crate::util::root().join("fixtures/extended-class/tests").join(sample), tests.join(sample))
+        .unwrap();
+    let official = crate::util::root().join("fixtures/extended-class/students/ava-official");
+    let subs: Vec<PathBuf> = (1..=JAVA_BUILDS)
+        .map(|i| {
+            let sub = area.path().join("subs").join(format!("ava-{i:02}"));
+            crate::autograder::copy_dir(&official, &sub);
+            sub
+        })
+        .collect();
+    area.give(area.path());
+    let graded = area.grade_with(
+        &["--profile", "extended", "--tests", "java-tests", "--jobs", "2", "--time", "20"],
+        &subs,
+    );
+    assert!(
+        !graded.protections().iter().any(|(name, on)| *on && name.contains("a cgroup")),
+        "this test is meant to run without a cgroup:\n{}",
+        graded.stderr
+    );
+    assert_eq!(graded.names().len(), JAVA_BUILDS, "{}", graded.stderr);
+    for index in 0..JAVA_BUILDS {
+        assert_eq!(graded.submission(index)["build_failed"], false, "{}", graded.shown(index));
+        graded.all(index, "pass");
+        let log = graded.submission(index)["build_log"].as_str().unwrap_or_default();
+        assert!(!log.contains("Picked up"), "the grader's JVM options are in the build log: {log}");
+    }
+    area.left_nothing();
+}
+
+/// A build that fails for want of what the sandbox gives (here a fork
+/// refused at the build's process limit) is the grader's error, with the
+/// reason, and not `build-failed`: the student did nothing wrong.
+#[test]
+fn a_build_refused_a_fork_by_the_sandbox_is_the_graders_error_with_its_reason() {
+    if !runnable("a_build_refused_a_fork_by_the_sandbox_is_the_graders_error_with_its_reason", true) {
+        return;
+    }
+    let Some(area) = UserArea::new() else { return };
+    let answers = area.submission("answers", ANSWERS);
+    // More processes than a build may have (64): the shell cannot fork.
+    // Each sleeps at most 20 s, and all end with the build.
+    let build = "i=0; while [ $i -lt 100 ]; do sleep 20 & i=$((i+1)); done; cc -O1 -o prog main.c";
+    let graded = area.grade_with(&["--time", "10", "--build", build, "--tests", "tests"], &[answers]);
+    assert_eq!(graded.status, Some(1), "{}", graded.stderr);
+    let shown = graded.shown(0);
+    assert_eq!(graded.submission(0)["build_failed"], false, "{shown}");
+    graded.all(0, "error");
+    let detail = graded.test(0, 0)["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("the grader's error: the build could not get the memory or processes it needed")
+            && detail.contains("Cannot fork"),
+        "{shown}"
+    );
+    let log = graded.submission(0)["build_log"].as_str().unwrap();
+    assert!(log.contains("the grader's error, not the submission's"), "{shown}");
     area.left_nothing();
 }

@@ -37,7 +37,11 @@ fn a_live_run_answers_line_after_line_and_ends_when_its_input_does() {
 
 #[test]
 fn a_silent_program_is_a_missed_deadline_and_is_ended_after_its_grace() {
-    let mut bot = session("exec ./ttt-live-silent 30", "ttt-live-silent");
+    // It says it has started before it falls silent, so that however
+    // loaded the machine, it is running (not still being set up) when its
+    // deadline passes and when it is ended.
+    let mut bot = session("echo started; exec ./ttt-live-silent 30", "ttt-live-silent");
+    assert_eq!(bot.receive(soon(), 100).unwrap(), b"started");
     bot.send(b"3 3 3 X XO .........\n", soon()).unwrap();
     let deadline = Instant::now() + Duration::from_millis(200);
     assert_eq!(bot.receive(deadline, 100), Err(Silence::Time));

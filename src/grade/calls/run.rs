@@ -97,6 +97,7 @@ fn harnessed(
             Build::Refused { why } => {
                 return Err(NotBuilt::from(Failure { language, by_grader: true, ..Failure::early(why) }));
             }
+            Build::Starved { log, why } => return Err(NotBuilt::from(Failure::starved(language, log, &why))),
             Build::Built { dir, log } => {
                 start = dir;
                 build_log = Some(log);
