@@ -195,8 +195,13 @@ where
     // `tournament` and `play` stop their own way).
     if matches!(
         cli.command,
-        Some(Command::Check(_) | Command::Gen(_) | Command::Merge(_) | Command::Autograder { .. })
-            | Some(Command::Manpage(_))
+        Some(
+            Command::Check(_)
+                | Command::Gen(_)
+                | Command::Merge(_)
+                | Command::Autograder { .. }
+                | Command::Manpage(_)
+        )
     ) {
         signals::end_removing_temporaries();
     }

@@ -73,12 +73,12 @@ impl Drop for Listed {
 
 /// Removes every temporary file and directory still listed: for the
 /// signal handler that ends the process on Ctrl-C, SIGTERM or SIGHUP,
-/// which skips every destructor. Best effort; returns how many it removed.
-pub fn remove_temporaries() -> usize {
-    remove_listed(|_| true)
+/// which skips every destructor. Best effort.
+pub fn remove_temporaries() {
+    remove_listed(|_| true);
 }
 
-/// Removes the temporaries listed that `which` picks.
+/// Removes the temporaries listed that `which` picks; returns how many.
 fn remove_listed(which: impl Fn(&Path) -> bool) -> usize {
     let picked: Vec<PathBuf> = {
         let mut list = TEMPORARIES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -124,8 +124,8 @@ pub(super) fn parse_hash_mb(text: &str) -> Result<u32, String> {
 /// `--color WHEN`: whether the terminal's table is coloured.
 #[derive(Debug, Args)]
 pub(super) struct ColourArgs {
-    /// Colour the table's verdicts: `auto` on a terminal unless NO_COLOR is
-    /// set (and not empty) or TERM is `dumb`, `always`, or `never`.
+    /// Colour the table's verdicts: `auto` on a terminal unless `NO_COLOR` is
+    /// set (and not empty) or `TERM` is `dumb`, `always`, or `never`.
     #[arg(long = "color", value_name = "WHEN", value_enum, default_value_t = clap::ColorChoice::Auto)]
     pub(super) color: clap::ColorChoice,
 }
