@@ -89,12 +89,16 @@ fn a_closed_pipe_ends_the_program_quietly() {
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0; 16];
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&long_moves()).unwrap();
-    drop(stdin);
+    // From a thread: standard output is written as it is made, so the
+    // referee stops reading while its output waits for a reader.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&long_moves());
+    });
     // Read a little, as `head` does, then hang up.
     stdout.read_exact(&mut first).unwrap();
     drop(stdout);
     let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
     assert_eq!(&first, b"Programmer: Dwig");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
