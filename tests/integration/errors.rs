@@ -380,7 +380,7 @@ fn grade_h_is_short_and_grouped_and_help_is_long() {
     }
     assert!(short.contains("--help says more"), "{short}");
     assert!(
-        short.lines().count() * 3 < long.lines().count(),
+        short.lines().count() * 2 < long.lines().count(),
         "-h {} lines, --help {}",
         short.lines().count(),
         long.lines().count()
