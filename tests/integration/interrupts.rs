@@ -60,14 +60,15 @@ fn a_signal_during_dash_o_removes_the_temporary_file() {
         // The temporary file exists; the referee is blocked reading its moves.
         created.next();
         assert_eq!(names(dir.path()).len(), 2, "{sig}: {:?}", names(dir.path()));
+        // Its standard input stays open until it has ended: no end of file
+        // may end it first.
+        let stdin = child.stdin.take();
         signal(&child, sig);
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(128 + sig as i32),
-            "{sig}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let status = child.wait().unwrap();
+        drop(stdin);
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(128 + sig as i32), "{sig}: {stderr}");
         assert_eq!(names(dir.path()), ["old.txt"], "{sig}: a temporary file was left");
         assert_eq!(fs::read_to_string(dir.path().join("old.txt")).unwrap(), "an older transcript");
     }
