@@ -81,7 +81,7 @@ fn an_interrupted_gen_leaves_nothing() {
     for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
         let parent = tempfile::tempdir().unwrap();
         let created = Creations::watch(parent.path());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
+        let child = Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
             .args(["gen", "--count", "10000000", "--with-transcripts", "--out-dir"])
             .arg(parent.path().join("corpus"))
             .stdout(Stdio::null())
