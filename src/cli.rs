@@ -20,6 +20,7 @@ mod match_cmd;
 mod merge_cmd;
 mod play_cmd;
 mod seated;
+mod signals;
 mod tournament_cmd;
 mod values;
 
@@ -58,9 +59,11 @@ Examples:
   ttt-referee tournament perfect minimax rules random --jobs 4 --report out/
   ttt-referee grade --tests tests/ --build 'g++ -O2 -o prog *.cpp' students/*
 
-Exit status: 0 success; 1 check found differences, or grade a test that did
-not pass; 2 usage error, unreadable or malformed input, or an I/O failure;
-130 grade, match, tournament or play with a bot stopped by Ctrl-C.";
+Exit status: 0 success (a closed pipe too); 1 check found differences, or
+grade a test that did not pass; 2 usage error, unreadable or malformed input,
+or an I/O failure; 130 grade, match, tournament or play with a bot stopped by
+Ctrl-C; 128 + the signal's number any other command a signal ended (its
+temporary files removed).";
 
 /// Referee tic-tac-toe move files into exact transcripts.
 #[derive(Debug, Parser)]
@@ -69,6 +72,7 @@ not pass; 2 usage error, unreadable or malformed input, or an I/O failure;
     version,
     about,
     after_help = EXAMPLES,
+    arg_required_else_help = true,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -101,7 +105,7 @@ enum Command {
     #[command(after_help = gen_cmd::AFTER_HELP)]
     Gen(gen_cmd::GenArgs),
     /// Run students' programs against tests in a sandbox and report.
-    #[command(after_help = grade_cmd::AFTER_HELP)]
+    #[command(after_help = grade_cmd::SHORT_AFTER_HELP, after_long_help = grade_cmd::AFTER_HELP)]
     Grade(Box<grade_cmd::GradeArgs>),
     /// Merge the parts of a grading split by `grade --partition` into its reports.
     #[command(after_help = merge_cmd::AFTER_HELP)]
@@ -170,6 +174,11 @@ where
     if let Some(referee) = plain_referee_args(&args[1..]) {
         return finish(run_referee(&referee));
     }
+    // A mistyped command (`grde --tests t/ s/`) would reach clap as a move
+    // file followed by options it cannot take, and be told to use `--`.
+    if let Some(error) = args.get(1).and_then(|first| mistyped_command(&[PathBuf::from(first)])) {
+        return finish(Err(error));
+    }
     // The matches are kept: the autograder commands pass on the grade
     // options given, as given.
     let parsed = Cli::command().try_get_matches_from(args).and_then(|m| Ok((Cli::from_arg_matches(&m)?, m)));
@@ -181,6 +190,21 @@ where
             return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_SUCCESS });
         }
     };
+    // A command that writes files, with no grading or games to stop, ends
+    // on a signal with its temporary files removed (`grade`, `match`,
+    // `tournament` and `play` stop their own way).
+    if matches!(
+        cli.command,
+        Some(
+            Command::Check(_)
+                | Command::Gen(_)
+                | Command::Merge(_)
+                | Command::Autograder { .. }
+                | Command::Manpage(_)
+        )
+    ) {
+        signals::end_removing_temporaries();
+    }
     let status = match cli.command {
         None => run_referee(&cli.referee),
         Some(Command::Check(args)) => check_cmd::run(&args),
@@ -263,6 +287,11 @@ fn plain_referee_args(args: &[OsString]) -> Option<RefereeArgs> {
 
 fn run_referee(args: &RefereeArgs) -> Result<u8, CliError> {
     let options = args.layout.options(args.format);
+    // Only a run that writes files has temporaries to remove on a signal;
+    // standard output alone keeps the signals' default action.
+    if args.out_dir.is_some() || args.output.as_deref().is_some_and(|p| !is_dash(p)) {
+        signals::end_removing_temporaries();
+    }
     if let Some(out_dir) = &args.out_dir {
         return run_batch(&args.moves, out_dir, &options);
     }
@@ -300,6 +329,9 @@ fn mistyped_command(moves: &[PathBuf]) -> Option<CliError> {
     let commands = Cli::command();
     let names: Vec<&str> =
         commands.get_subcommands().filter(|c| !c.is_hide_set()).map(clap::Command::get_name).collect();
+    if given == "help" || names.contains(&given) {
+        return None;
+    }
     // The nearest name within a typo or two, else the only one it begins.
     let near = names
         .iter()

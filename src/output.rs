@@ -1,23 +1,33 @@
-//! Output that appears whole or not at all.
+//! Output that appears whole or not at all (files), or as it is made
+//! (standard output).
 //!
-//! A transcript is written into a [`Staged`] output first. Only
-//! [`Staged::commit`] makes it visible: a file is renamed into place (so a
+//! A transcript is written into a [`Staged`] output first. For a file only
+//! [`Staged::commit`] makes it visible: it is renamed into place (so a
 //! failure or a kill never leaves a half-written file and never destroys an
-//! earlier good one), and standard output receives the spooled bytes. Dropping
-//! a `Staged` without committing discards everything written to it.
+//! earlier good one); dropping a `Staged` without committing discards
+//! everything written to it.
+//!
+//! Standard output is written as it is made, so `ttt-referee big.txt | head`
+//! ends as soon as `head` has read its lines and neither memory nor disk grows
+//! with the transcript. Only its first [`STDOUT_HELD`] bytes are held back: a
+//! short transcript (every golden fixture, a typical class's file) still
+//! appears whole or not at all, and a malformed short file leaves standard
+//! output empty. Past that, an error leaves the transcript so far on standard
+//! output, with the error on standard error, as a stream filter does.
 //!
 //! A target that exists and is not a regular file (`/dev/null`, a FIFO, a
 //! terminal) cannot be replaced by a rename and is written directly.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Seek, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use tempfile::{NamedTempFile, SpooledTempFile};
+use tempfile::NamedTempFile;
 
-/// Output spooled for standard output stays in memory up to this size, then
-/// moves to a temporary file, so memory stays flat for any transcript.
-const SPOOL_IN_MEMORY: usize = 8 << 20;
+/// The bytes of standard output held back before any is written: a
+/// transcript this short appears whole or not at all.
+pub const STDOUT_HELD: usize = 1 << 20;
 
 /// How hard [`Staged::commit`] works to get a file onto the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,23 +41,79 @@ pub enum Durability {
     Synced,
 }
 
+/// Every temporary file or directory this process has made and not yet
+/// renamed into place or removed: what [`remove_temporaries`] removes when
+/// a signal ends the process before their owners' destructors can run.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A temporary path listed in [`TEMPORARIES`] while this lives.
+#[derive(Debug)]
+pub struct Listed(PathBuf);
+
+impl Listed {
+    /// Lists `path` until the value returned is dropped.
+    #[must_use]
+    pub fn new(path: &Path) -> Listed {
+        if let Ok(mut list) = TEMPORARIES.lock() {
+            list.push(path.to_owned());
+        }
+        Listed(path.to_owned())
+    }
+}
+
+impl Drop for Listed {
+    fn drop(&mut self) {
+        if let Ok(mut list) = TEMPORARIES.lock()
+            && let Some(at) = list.iter().rposition(|p| *p == self.0)
+        {
+            list.swap_remove(at);
+        }
+    }
+}
+
+/// Removes every temporary file and directory still listed: for the
+/// signal handler that ends the process on Ctrl-C, SIGTERM or SIGHUP,
+/// which skips every destructor. Best effort.
+pub fn remove_temporaries() {
+    remove_listed(|_| true);
+}
+
+/// Removes the temporaries listed that `which` picks; returns how many.
+fn remove_listed(which: impl Fn(&Path) -> bool) -> usize {
+    let picked: Vec<PathBuf> = {
+        let mut list = TEMPORARIES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (picked, kept) = std::mem::take(&mut *list).into_iter().partition(|p| which(p));
+        *list = kept;
+        picked
+    };
+    picked
+        .iter()
+        .filter(|path| match fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => fs::remove_dir_all(path).is_ok(),
+            Ok(_) => fs::remove_file(path).is_ok(),
+            Err(_) => false,
+        })
+        .count()
+}
+
 /// A destination being written, invisible until committed.
 pub struct Staged {
     inner: Inner,
 }
 
 enum Inner {
-    Stdout(BufWriter<SpooledTempFile>),
-    File { temp: BufWriter<NamedTempFile>, target: PathBuf, durability: Durability },
+    Stdout(HeldBack),
+    File { temp: BufWriter<NamedTempFile>, target: PathBuf, durability: Durability, _listed: Listed },
     Direct(BufWriter<File>),
 }
 
 impl Staged {
-    /// Output for standard output, held back until [`Staged::commit`].
+    /// Output for standard output: its first [`STDOUT_HELD`] bytes held
+    /// back until [`Staged::commit`] (or until there are more), the rest
+    /// written as it comes.
     #[must_use]
     pub fn stdout() -> Staged {
-        let spool = tempfile::spooled_tempfile(SPOOL_IN_MEMORY);
-        Staged { inner: Inner::Stdout(BufWriter::with_capacity(64 << 10, spool)) }
+        Staged { inner: Inner::Stdout(HeldBack { held: Vec::new(), out: None }) }
     }
 
     /// Output for the file `target`, written beside it under a temporary name.
@@ -81,8 +147,14 @@ impl Staged {
             builder.permissions(fs::Permissions::from_mode(0o666));
         }
         let temp = builder.tempfile_in(dir)?;
+        let listed = Listed::new(temp.path());
         Ok(Staged {
-            inner: Inner::File { temp: BufWriter::with_capacity(64 << 10, temp), target, durability },
+            inner: Inner::File {
+                temp: BufWriter::with_capacity(64 << 10, temp),
+                target,
+                durability,
+                _listed: listed,
+            },
         })
     }
 
@@ -94,14 +166,11 @@ impl Staged {
     /// A closed standard output gives [`io::ErrorKind::BrokenPipe`].
     pub fn commit(self) -> io::Result<()> {
         match self.inner {
-            Inner::Stdout(spool) => {
-                let mut spool = spool.into_inner().map_err(io::IntoInnerError::into_error)?;
-                spool.rewind()?;
-                let mut stdout = io::stdout().lock();
-                io::copy(&mut spool, &mut stdout)?;
-                stdout.flush()
+            Inner::Stdout(mut held) => {
+                held.release()?;
+                held.flush()
             }
-            Inner::File { temp, target, durability } => {
+            Inner::File { temp, target, durability, _listed } => {
                 let temp = temp.into_inner().map_err(io::IntoInnerError::into_error)?;
                 if let Ok(meta) = fs::metadata(&target) {
                     temp.as_file().set_permissions(meta.permissions())?;
@@ -142,6 +211,44 @@ fn sync_dir(target: &Path) {
         && let Ok(dir) = File::open(dir)
     {
         let _ = dir.sync_all();
+    }
+}
+
+/// Standard output with its first [`STDOUT_HELD`] bytes held back.
+struct HeldBack {
+    /// What is held, until it outgrows [`STDOUT_HELD`] or is committed.
+    held: Vec<u8>,
+    /// Standard output, once anything has been released to it.
+    out: Option<BufWriter<io::Stdout>>,
+}
+
+impl HeldBack {
+    /// Writes what is held to standard output; from then on every write
+    /// goes straight through.
+    fn release(&mut self) -> io::Result<()> {
+        let out = self.out.get_or_insert_with(|| BufWriter::with_capacity(64 << 10, io::stdout()));
+        let held = std::mem::take(&mut self.held);
+        out.write_all(&held)
+    }
+}
+
+impl Write for HeldBack {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if let Some(out) = &mut self.out {
+            return out.write_all(buf);
+        }
+        self.held.extend_from_slice(buf);
+        if self.held.len() > STDOUT_HELD { self.release() } else { Ok(()) }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // Held bytes stay held: a flush is not a commit.
+        self.out.as_mut().map_or(Ok(()), Write::flush)
     }
 }
 
@@ -198,6 +305,20 @@ mod tests {
         staged.write_all(&vec![b'x'; 200_000]).unwrap();
         drop(staged);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_temporary_is_listed_until_committed_and_removed_by_remove_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        let mut staged = Staged::file(&target, Durability::Renamed).unwrap();
+        staged.write_all(b"half").unwrap();
+        staged.flush().unwrap();
+        // As a signal handler would, with the `Staged` still alive.
+        assert_eq!(remove_listed(|p| p.starts_with(dir.path())), 1);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "the temporary file is gone");
+        assert!(staged.commit().is_err(), "nothing left to rename into place");
+        assert!(!target.exists());
     }
 
     #[test]

@@ -121,6 +121,31 @@ pub(super) fn parse_hash_mb(text: &str) -> Result<u32, String> {
     }
 }
 
+/// `--color WHEN`: whether the terminal's table is coloured.
+#[derive(Debug, Args)]
+pub(super) struct ColourArgs {
+    /// Colour the table's verdicts: `auto` on a terminal unless `NO_COLOR` is
+    /// set (and not empty) or `TERM` is `dumb`, `always`, or `never`.
+    #[arg(long = "color", value_name = "WHEN", value_enum, default_value_t = clap::ColorChoice::Auto)]
+    pub(super) color: clap::ColorChoice,
+}
+
+impl ColourArgs {
+    /// Whether standard output gets colour.
+    pub(super) fn stdout(&self) -> bool {
+        use std::io::IsTerminal;
+        match self.color {
+            clap::ColorChoice::Always => true,
+            clap::ColorChoice::Never => false,
+            clap::ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
 /// Accepts a value that fits on one transcript line.
 pub(super) fn one_line(value: &str) -> Result<String, String> {
     if value.contains(['\n', '\r']) { Err("must be a single line".to_owned()) } else { Ok(value.to_owned()) }

@@ -77,6 +77,15 @@ pub(super) enum CliError {
     /// A directory `check` or `grade` was given that is none.
     #[error("{path}: {}; expected {what}", .error.as_ref().map_or_else(|| "not a directory".to_owned(), |e| format!("cannot open: {}", describe(e))))]
     NoDirectory { path: Shown, what: &'static str, error: Option<io::Error> },
+    /// An output path with something of the wrong kind in its way, found
+    /// before any work was done.
+    #[error("{path}: {found} is in the way of {option} (expected {expected}); nothing was done")]
+    InTheWay { path: Shown, option: &'static str, expected: &'static str, found: &'static str },
+    /// `gen --out-dir DIR` into a directory that holds files, without --force.
+    #[error(
+        "{path}: not empty; gen writes a corpus into a new or empty directory (--force writes over the files of the same names)"
+    )]
+    NotEmpty { path: Shown },
     /// A first move file that is no file but looks like a mistyped command.
     #[error("{given}: neither a move file nor a command; did you mean `ttt-referee {command}`?")]
     UnknownCommand { given: String, command: String },
@@ -263,6 +272,7 @@ impl CliError {
     pub(super) fn referee(error: RefereeError, moves: &Path, output: Option<&Path>) -> CliError {
         match error {
             RefereeError::Parse(error) => CliError::Malformed { path: Shown::input(moves), error },
+            RefereeError::Write(source) if output.is_none() => CliError::stdout(source),
             RefereeError::Write(source) => CliError::Write { path: Shown::output(output), source },
             error @ (RefereeError::TooBigForDense(_) | RefereeError::TooBigToPrint(_)) => {
                 CliError::Unplayable { path: Shown::input(moves), error }

@@ -1,10 +1,11 @@
 //! Files as the commands open and write them: a move file or standard
 //! input, and output that appears whole.
 
+use std::fs;
 use std::io::{self, BufRead};
 use std::path::Path;
 
-use super::error::{CliError, is_dash};
+use super::error::{CliError, Shown, is_dash};
 use crate::batch;
 use crate::output::{self, Durability, Staged};
 
@@ -24,4 +25,31 @@ pub(super) fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn B
         return Ok(Box::new(io::stdin().lock()));
     }
     Ok(Box::new(batch::open_move_file(path, output)?))
+}
+
+/// Fails when something of the wrong kind is in the way of the output
+/// `path` given with `option` (a directory if `dir`, else a file): checked
+/// before any work, so a grading never ends in "cannot write".
+pub(super) fn check_output_path(path: &Path, option: &'static str, dir: bool) -> Result<(), CliError> {
+    let in_the_way = |at: &Path, expected: &'static str, found: &'static str| CliError::InTheWay {
+        path: Shown::output(Some(at)),
+        option,
+        expected,
+        found,
+    };
+    match fs::metadata(path) {
+        Ok(meta) if dir && !meta.is_dir() => return Err(in_the_way(path, "a directory", "a file")),
+        Ok(meta) if !dir && meta.is_dir() => return Err(in_the_way(path, "a file", "a directory")),
+        Ok(_) => return Ok(()),
+        Err(_) => {}
+    }
+    // The nearest existing directory above it must be one.
+    for above in path.ancestors().skip(1).filter(|p| !p.as_os_str().is_empty()) {
+        match fs::metadata(above) {
+            Ok(meta) if meta.is_dir() => return Ok(()),
+            Ok(_) => return Err(in_the_way(above, "a directory", "a file")),
+            Err(_) => {}
+        }
+    }
+    Ok(())
 }

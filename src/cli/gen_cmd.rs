@@ -3,13 +3,13 @@
 
 use std::fs;
 use std::io::{self, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs};
+use super::{BoardArgs, CliError, EXIT_SUCCESS, LayoutArgs, Shown};
 use crate::corpus::{GenOptions, Guarantees, move_file};
-use crate::output::Durability;
+use crate::output::{Durability, Listed};
 use crate::play::{Profile, scripts};
 use crate::referee::{self, Format};
 
@@ -35,7 +35,12 @@ game allows.
 
 With --profile P it writes typed scripts for that console instead,
 session-0001.stdin, ...: each plays one game to its end with some refused
-answers on the way, for `grade --profile P`.";
+answers on the way, for `grade --profile P`.
+
+The corpus is written into a hidden directory beside --out-dir and renamed
+into place once complete, so an interrupted gen leaves nothing. An --out-dir
+that holds files is refused, unless --force: the files are then written over
+those of the same names one by one (each whole), the others left.";
 
 #[derive(Debug, Args)]
 pub(super) struct GenArgs {
@@ -47,9 +52,14 @@ pub(super) struct GenArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
 
-    /// The directory to write into (created if missing).
+    /// The directory to write into (created if missing; refused if it holds
+    /// files, unless --force).
     #[arg(long, value_name = "DIR")]
     out_dir: PathBuf,
+
+    /// Write into an --out-dir that holds files, over those of the same names.
+    #[arg(long)]
+    force: bool,
 
     #[command(flatten)]
     board: BoardArgs,
@@ -104,14 +114,22 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
     };
     options.check().map_err(CliError::Within)?;
     let referee_options = args.layout.options(Format::Text);
-    fs::create_dir_all(&args.out_dir).map_err(|source| CliError::write(&args.out_dir, source))?;
+    super::files::check_output_path(&args.out_dir, "--out-dir", true)?;
+    let holds_files = fs::read_dir(&args.out_dir).is_ok_and(|mut entries| entries.next().is_some());
+    if holds_files && !args.force {
+        return Err(CliError::NotEmpty { path: Shown::output(Some(&args.out_dir)) });
+    }
+    // Into a hidden directory beside it, renamed into place once complete;
+    // with --force, straight into it.
+    let staging = if holds_files { None } else { Some(Staging::new(&args.out_dir)?) };
+    let into = staging.as_ref().map_or(args.out_dir.as_path(), |s| s.path.as_path());
     let digits = args.count.to_string().len().max(4);
     // 20,000 files take seconds: a bar on a terminal, nothing on a pipe.
     let progress = crate::spinner::progress_bar(args.count, "files");
     let name = |stem: &str, index: u64, extension: &str| format!("{stem}-{:0digits$}.{extension}", index + 1);
     let (stem, extension) = if args.profile.is_some() { ("session", "stdin") } else { ("game", "txt") };
     for index in 0..args.count {
-        let path = args.out_dir.join(name(stem, index, extension));
+        let path = into.join(name(stem, index, extension));
         if let Some(profile) = args.profile {
             write_file(&path, scripts::script(profile, args.seed, index).as_bytes())?;
         } else {
@@ -127,6 +145,9 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
         progress.inc(1);
     }
     progress.finish_and_clear();
+    if let Some(staging) = staging {
+        staging.commit(&args.out_dir)?;
+    }
     let what = match args.profile {
         Some(profile) => {
             format!(
@@ -156,4 +177,50 @@ pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
 /// files, so no sync each).
 fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
     super::write_whole(path, Durability::Renamed, |out| std::io::Write::write_all(out, bytes))
+}
+
+/// The hidden directory a corpus is made in, beside its `--out-dir`: listed
+/// for removal on a signal ([`Listed`]) and removed if dropped before
+/// [`Staging::commit`].
+struct Staging {
+    path: PathBuf,
+    _listed: Listed,
+}
+
+impl Staging {
+    /// Makes `.ttt-referee-gen-PID-N.tmp` beside `out_dir` (its parents made
+    /// if need be), with the permissions a new directory gets.
+    fn new(out_dir: &Path) -> Result<Staging, CliError> {
+        let parent = match out_dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        fs::create_dir_all(parent).map_err(|source| CliError::write(parent, source))?;
+        let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
+        for n in 0..1000 {
+            let path = parent.join(format!(".ttt-referee-gen-{}-{n}.tmp", std::process::id()));
+            match fs::create_dir(&path) {
+                Ok(()) => return Ok(Staging { _listed: Listed::new(&path), path }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+                Err(e) => return Err(CliError::write(&path, e)),
+            }
+        }
+        Err(CliError::write(parent, last))
+    }
+
+    /// Renames the corpus into place as `out_dir` (new, or empty: an
+    /// empty directory is replaced, keeping its permissions).
+    fn commit(self, out_dir: &Path) -> Result<(), CliError> {
+        if let Ok(meta) = fs::metadata(out_dir) {
+            fs::set_permissions(&self.path, meta.permissions()).map_err(|e| CliError::write(out_dir, e))?;
+        }
+        fs::rename(&self.path, out_dir).map_err(|source| CliError::write(out_dir, source))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // Gone already once committed; else a failure's half corpus.
+        let _ = fs::remove_dir_all(&self.path);
+    }
 }

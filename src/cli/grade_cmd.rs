@@ -29,6 +29,10 @@ use crate::sandbox::{Limits, copy};
 /// as a shell reports it).
 use super::EXIT_INTERRUPTED;
 
+/// After `grade -h`: where the rest is.
+pub(super) const SHORT_AFTER_HELP: &str = "\
+--help says more: the tests' layout, each verdict, the reports, and examples.";
+
 pub(super) const AFTER_HELP: &str = "\
 Each SUBMISSION is a directory named after its author (a file among them is
 skipped with a warning). It is copied, built once in the sandbox, and run once
@@ -120,29 +124,32 @@ pub(super) struct GradeArgs {
     plan: PlanArgs,
 
     /// Write grades.csv, results.json, junit.xml and report.html into DIR.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Reports", long, value_name = "DIR")]
     report: Option<PathBuf>,
 
     /// Grade only part K of N of the class (K from 1), for a fleet of
     /// machines: `slice:K/N` deals the submissions round-robin in the order
     /// given, `hash:K/N` by a stable hash of each one's name. --report DIR
     /// also gets part.json; `ttt-referee merge` puts the parts together.
-    #[arg(long, value_name = "slice|hash:K/N", requires = "report", conflicts_with_all = ["gradescope", "classroom"])]
+    #[arg(help_heading = "Reports", long, value_name = "slice|hash:K/N", requires = "report", conflicts_with_all = ["gradescope", "classroom"])]
     partition: Option<Partition>,
 
     /// Write Gradescope's results.json for the (one) submission, also when
     /// grading cannot be done (saying why).
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Reports", long, value_name = "FILE")]
     gradescope: Option<PathBuf>,
 
     /// Write GitHub Classroom's feedback for the (one) submission into DIR:
     /// summary.md (Markdown for the run's step summary) and result.json
     /// (for Classroom's grading reporter), also when grading cannot be done.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Reports", long, value_name = "DIR")]
     classroom: Option<PathBuf>,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Points (Gradescope, Classroom)")]
     scoring: ScoringArgs,
+
+    #[command(flatten, next_help_heading = "Reports")]
+    colour: super::args::ColourArgs,
 }
 
 /// What makes a [`grade::Plan`]: the tests, the programs, the limits. The
@@ -153,7 +160,7 @@ pub(super) struct PlanArgs {
     #[arg(long, value_name = "DIR", required_unless_present_any = ["api", "play"], conflicts_with_all = ["api", "play"])]
     pub(super) tests: Option<PathBuf>,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Bots graded by their games (--play)")]
     play: PlayArgs,
 
     /// Grade an assignment's functions one by one instead of whole programs
@@ -168,26 +175,26 @@ pub(super) struct PlanArgs {
 
     /// Languages to add or change (TOML; see FORMAT.md) [default: DIR/grade.toml
     /// in the tests' directory, if there is one].
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Building and running", long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
 
     /// Build every submission with this command, run once in its copy
     /// (through /bin/sh) [default: found from its files].
-    #[arg(long, value_name = "CMD")]
+    #[arg(help_heading = "Building and running", long, value_name = "CMD")]
     build: Option<String>,
 
     /// Run every submission with this command line, split into words as a
     /// shell would [default: found from its files; ./prog with --build].
-    #[arg(long, value_name = "CMD")]
+    #[arg(help_heading = "Building and running", long, value_name = "CMD")]
     run: Option<String>,
 
     /// How the program receives its test and gives its transcript.
-    #[arg(long, value_enum, default_value_t = IoMode::Files)]
+    #[arg(help_heading = "Building and running", long, value_enum, default_value_t = IoMode::Files)]
     io: IoMode,
 
     /// The move file's name in the run directory, with --io files.
     // Not `--input-name`: see `transcript_file`.
-    #[arg(long, value_name = "NAME", default_value = grade::DEFAULT_INPUT, value_parser = plain_name)]
+    #[arg(help_heading = "Building and running", long, value_name = "NAME", default_value = grade::DEFAULT_INPUT, value_parser = plain_name)]
     moves_file: String,
 
     /// The name of the transcript the program writes in its run directory,
@@ -196,7 +203,7 @@ pub(super) struct PlanArgs {
     // `--output`, and an autograder built with `--output-name x.zip` failed
     // every student. No long option near `--output`/`--out` names a file
     // the student's program writes.
-    #[arg(long, value_name = "NAME", default_value = grade::DEFAULT_OUTPUT, value_parser = plain_name)]
+    #[arg(help_heading = "Building and running", long, value_name = "NAME", default_value = grade::DEFAULT_OUTPUT, value_parser = plain_name)]
     transcript_file: String,
 
     /// Grade a console program: each script is its standard input, and its
@@ -228,68 +235,68 @@ pub(super) struct PlanArgs {
     generate: u64,
 
     /// Wall-clock time per test, in seconds (also the CPU time limit).
-    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = super::parse_seconds)]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "SECONDS", default_value = "2", value_parser = super::parse_seconds)]
     time: Duration,
 
     /// Memory per run, in MB: all its processes together where a memory
     /// cgroup can be had, else each process's address space.
-    #[arg(long, value_name = "MB", default_value_t = grade::TEST_LIMITS.memory >> 20, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "MB", default_value_t = grade::TEST_LIMITS.memory >> 20, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
     memory: u64,
 
     /// The most a run may write, in MB: standard output, standard error and
     /// files together, and each one.
-    #[arg(long, value_name = "MB", default_value_t = grade::TEST_LIMITS.output >> 20, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "MB", default_value_t = grade::TEST_LIMITS.output >> 20, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     output_limit: u64,
 
     /// How many processes a run may have at once.
-    #[arg(long, value_name = "N", default_value_t = grade::TEST_LIMITS.processes, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "N", default_value_t = grade::TEST_LIMITS.processes, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     processes: u64,
 
     /// How many files each process of a run may hold open at once: open
     /// files come out of a table the whole machine shares, which a run
     /// left unlimited could fill. Builds get at least 1024.
-    #[arg(long, value_name = "N", default_value_t = grade::TEST_LIMITS.open_files, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "N", default_value_t = grade::TEST_LIMITS.open_files, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
     open_files: u64,
 
     /// The most a submission may hold, in MB (sparse files count at their
     /// full size); a larger one is refused, and the others are graded.
-    #[arg(long, value_name = "MB", default_value_t = copy::Caps::SUBMISSION.bytes >> 20, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "MB", default_value_t = copy::Caps::SUBMISSION.bytes >> 20, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     submission_limit: u64,
 
     /// The most files and directories a submission may hold.
-    #[arg(long, value_name = "N", default_value_t = copy::Caps::SUBMISSION.files, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "N", default_value_t = copy::Caps::SUBMISSION.files, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     submission_files: u64,
 
     /// How many builds and tests run at once [default: the number of CPUs].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(help_heading = "Limits and sandbox", long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
 
     /// Score a wrong answer by how alike it is instead of 0: 2 x lines
     /// matched / (lines expected + lines written), blank lines not counted,
     /// at most 0.99.
-    #[arg(long)]
+    #[arg(help_heading = "Judging answers", long)]
     partial: bool,
 
     /// Compare bytes exactly instead of forgiving spacing and line ends.
-    #[arg(long)]
+    #[arg(help_heading = "Judging answers", long)]
     exact: bool,
 
     /// The header lines (programmer and project): by default only their
     /// labels are checked, so students may put their own names there.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = HeaderArg::Label)]
+    #[arg(help_heading = "Judging answers", long, value_enum, value_name = "MODE", default_value_t = HeaderArg::Label)]
     header: HeaderArg,
 
     /// Refuse to grade unless every protection is in force.
-    #[arg(long)]
+    #[arg(help_heading = "Limits and sandbox", long)]
     require_sandbox: bool,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Judging answers")]
     criteria: CriteriaArgs,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "The smallest failing input")]
     shrink: ShrinkArgs,
 
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "The referee's transcripts")]
     layout: LayoutArgs,
 }
 
@@ -613,6 +620,9 @@ impl PlanArgs {
 }
 
 pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
+    // Every output path is checked before any work (and before a failure's
+    // own report below would try to write there).
+    check_outputs(args)?;
     let status = grade(args);
     // Gradescope shows a student nothing at all without results.json.
     if let (Err(e), Some(path)) = (&status, &args.gradescope) {
@@ -622,6 +632,24 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
         report::Classroom::failed(dir, &e.to_string(), args.scoring.points).map_err(CliError::report)?;
     }
     status
+}
+
+/// Fails at once, exit status 2, when something is in the way of an output:
+/// a file where `--report` or `--classroom` names a directory, a directory
+/// where `--gradescope` names a file, or a file where a directory above any
+/// of them must be.
+fn check_outputs(args: &GradeArgs) -> Result<(), CliError> {
+    let outputs = [
+        (args.report.as_deref(), "--report", true),
+        (args.classroom.as_deref(), "--classroom", true),
+        (args.gradescope.as_deref(), "--gradescope", false),
+    ];
+    for (path, option, dir) in outputs {
+        if let Some(path) = path {
+            super::files::check_output_path(path, option, dir)?;
+        }
+    }
+    Ok(())
 }
 
 fn grade(args: &GradeArgs) -> Result<u8, CliError> {
@@ -689,7 +717,7 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
 
     let mut sinks = report::Sinks::new();
     sinks.push(report::Progress::default());
-    sinks.push(report::Table);
+    sinks.push(report::Table { colour: args.colour.stdout() });
     if let Some(dir) = &args.report {
         let report = report::ReportDir::new(dir.clone());
         sinks.push(match part {

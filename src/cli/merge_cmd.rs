@@ -38,13 +38,16 @@ pub(super) struct MergeArgs {
     /// Write grades.csv, results.json, junit.xml and report.html into DIR.
     #[arg(long, value_name = "DIR", required = true)]
     report: PathBuf,
+
+    #[command(flatten)]
+    colour: super::args::ColourArgs,
 }
 
 pub(super) fn run(args: &MergeArgs) -> Result<u8, CliError> {
     let merged = merge::merge(&args.parts, &args.report).map_err(CliError::Merge)?;
     merged.write(&args.report).map_err(CliError::report)?;
     let mut stdout = io::stdout().lock();
-    report::table(&merged.graded.results, &mut stdout)
+    report::table_in_colour(&merged.graded.results, args.colour.stdout(), &mut stdout)
         .and_then(|()| stdout.flush())
         .map_err(|source| CliError::report(report::ReportError { path: None, source }))?;
     let _ = writeln!(

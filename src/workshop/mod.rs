@@ -212,16 +212,22 @@ impl Workshop {
 
     /// Ctrl-C, SIGTERM or SIGHUP (its terminal closed) stops as
     /// [`Workshop::stopper`] does; a second signal ends the process at
-    /// once, with exit status `status` (its scratch is then left to the
-    /// next sandbox's sweep).
+    /// once, with exit status `status`, once every temporary output file
+    /// ([`crate::output::remove_temporaries`]) is removed (its scratch is
+    /// then left to the next sandbox's sweep).
     pub fn stop_on_signals(&self, status: u8) {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let stop = self.stopper();
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP]
-        {
-            let _ =
-                signal_hook::flag::register_conditional_shutdown(signal, status.into(), Arc::clone(&stop));
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
             let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
         }
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+        let _ = std::thread::Builder::new().name("signals".to_owned()).spawn(move || {
+            if signals.forever().nth(1).is_some() {
+                crate::output::remove_temporaries();
+                std::process::exit(status.into());
+            }
+        });
     }
 
     /// Ctrl-C, SIGTERM or SIGHUP ends the process at once with exit status
@@ -241,6 +247,7 @@ impl Workshop {
         std::thread::Builder::new().name("signals".to_owned()).spawn(move || {
             if signals.forever().next().is_some() {
                 stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                crate::output::remove_temporaries();
                 crate::sandbox::remove_all(&scratch);
                 std::process::exit(status.into());
             }

@@ -60,7 +60,10 @@ fn an_output_in_a_missing_directory_is_an_error() {
 
 #[test]
 fn usage_errors_exit_2_with_usage() {
-    assert!(fails(&[]).contains("Usage: ttt-referee"));
+    // Bare, the program lists its commands.
+    let bare = fails(&[]);
+    assert!(bare.contains("Usage: ttt-referee") && bare.contains("Commands:"), "{bare}");
+    assert!(bare.contains("  grade ") && bare.contains("  tournament "), "{bare}");
     assert!(fails(&["fixtures/TTTmoves.txt", "--frobnicate"]).contains("unexpected argument '--frobnicate'"));
     assert!(fails(&["fixtures/TTTmoves.txt", "--style", "fancy"]).contains("invalid value 'fancy'"));
     assert!(
@@ -142,7 +145,8 @@ fn manpage_dir_onto_a_file_names_it() {
 fn gen_that_cannot_write_a_file_says_which_and_leaves_no_partial_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("game-0002.txt")).unwrap();
-    let out = referee().args(["gen", "--count", "3", "--out-dir"]).arg(dir.path()).output().unwrap();
+    let out =
+        referee().args(["gen", "--count", "3", "--force", "--out-dir"]).arg(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("game-0002.txt: cannot write:"), "{stderr}");
@@ -237,6 +241,11 @@ fn a_mistyped_command_is_answered_with_the_right_one() {
     assert_eq!(
         fails(&["comp"]),
         "ttt-referee: comp: neither a move file nor a command; did you mean `ttt-referee completions`?\n"
+    );
+    // Options after the typo, which only the command takes, do not hide it.
+    assert_eq!(
+        fails(&["grde", "--tests", "fixtures/class/tests", "students/"]),
+        "ttt-referee: grde: neither a move file nor a command; did you mean `ttt-referee grade`?\n"
     );
     // A word near no command is a missing move file.
     assert_eq!(fails(&["zebra"]), "ttt-referee: zebra: cannot open: No such file or directory\n");
@@ -357,5 +366,23 @@ fn check_says_when_only_the_header_keeps_a_transcript_from_passing() {
         String::from_utf8_lossy(&out.stderr),
         "ttt-referee: note: 1 file differs only in the header (the programmer and project lines); \
          `--header skip` leaves them out and passes it\n"
+    );
+}
+
+#[test]
+fn grade_h_is_short_and_grouped_and_help_is_long() {
+    let short = referee().args(["grade", "-h"]).output().unwrap();
+    let long = referee().args(["grade", "--help"]).output().unwrap();
+    assert!(short.status.success() && long.status.success());
+    let (short, long) = (String::from_utf8(short.stdout).unwrap(), String::from_utf8(long.stdout).unwrap());
+    for heading in ["Limits and sandbox:", "Reports:", "Judging answers:", "Building and running:"] {
+        assert!(short.contains(heading) && long.contains(heading), "{heading}\n{short}");
+    }
+    assert!(short.contains("--help says more"), "{short}");
+    assert!(
+        short.lines().count() * 2 < long.lines().count(),
+        "-h {} lines, --help {}",
+        short.lines().count(),
+        long.lines().count()
     );
 }

@@ -19,6 +19,7 @@ mod grading;
 mod hostile;
 mod inert;
 mod install;
+mod interrupts;
 mod layering;
 mod live;
 mod matches;

@@ -89,12 +89,16 @@ fn a_closed_pipe_ends_the_program_quietly() {
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0; 16];
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&long_moves()).unwrap();
-    drop(stdin);
+    // From a thread: standard output is written as it is made, so the
+    // referee stops reading while its output waits for a reader.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&long_moves());
+    });
     // Read a little, as `head` does, then hang up.
     stdout.read_exact(&mut first).unwrap();
     drop(stdout);
     let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
     assert_eq!(&first, b"Programmer: Dwig");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
@@ -135,4 +139,56 @@ fn memory_stays_flat_on_a_huge_move_file() {
         assert_eq!(out.status.code(), Some(0), "{output}: {stderr}");
         assert!(stderr.contains("Winner: None"), "{output}: {stderr}");
     }
+}
+
+/// `ttt-referee big.txt | head` on a 1000x1000 game: standard output is
+/// written as it is made, so the program stops at the first write after its
+/// reader hangs up, long before it has read its input (the move file here is
+/// fed through a pipe and counted), and it leaves nothing in the temporary
+/// directory.
+#[test]
+fn head_on_a_huge_game_stops_the_referee_at_once() {
+    // Each board is a few megabytes; after ten boards, 200,000 violation
+    // lines (2 MB of input) that the referee reads only if it carries on.
+    let mut moves = b"t\nX: a O: b\nBoard: 1000x1000, 5 in a row\n".to_vec();
+    for square in 1..=10 {
+        let mark = if square % 2 == 1 { "X" } else { "O" };
+        moves.extend(format!("{mark} {square}\n").bytes());
+    }
+    moves.extend("Y 5\n".repeat(200_000).bytes());
+    let total = moves.len();
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
+        .arg("-")
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut sent = 0;
+        for chunk in moves.chunks(4096) {
+            if stdin.write_all(chunk).is_err() {
+                break;
+            }
+            sent += chunk.len();
+        }
+        sent
+    });
+    // `head -c`: a little, then hang up.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = vec![0; 64 << 10];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let sent = writer.join().unwrap();
+
+    assert!(first.starts_with(b"Programmer: "), "{:?}", String::from_utf8_lossy(&first[..40]));
+    assert_eq!(out.status.code(), Some(0), "a closed pipe ends the program with status 0");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(sent < total / 2, "the referee read {sent} of {total} bytes after its reader hung up");
+    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0, "something was left in the temporary directory");
 }

@@ -131,14 +131,14 @@ fn status(t: &TestResult) -> &'static str {
 }
 
 /// Writes `result.json` for `result`: the points shared among the tests as
-/// Gradescope's are, in hundredths that add up.
+/// Gradescope's are, in hundredths that add up ([`summed_as_shown`]).
 pub fn runner_result(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write) -> io::Result<()> {
-    let points = scoring.shares(result);
+    let points = summed_as_shown(&scoring.shares(result));
     let tests = result
         .tests
         .iter()
         .zip(&points)
-        .map(|(t, &(score, _))| {
+        .map(|(t, &score)| {
             let mut message = format!("{}: {}", t.verdict, t.detail);
             if let Some(d) = &t.first_difference {
                 let _ = write!(message, "\n{d}");
@@ -170,6 +170,34 @@ pub fn runner_result(result: &SubmissionResult, scoring: &Scoring, out: &mut imp
     };
     serde_json::to_writer(&mut *out, &runner)?;
     writeln!(out)
+}
+
+/// The test scores of `shares` for Classroom's grading reporter, which adds
+/// them up itself in floating point and prints the sum as it comes
+/// (`Points 15.560000000000002/100`): each score is nudged by at most a few
+/// units in the last place so that every running total, added in order from
+/// 0, is exactly the nearest `f64` to its hundredths, and prints as one.
+fn summed_as_shown(shares: &[(f64, f64)]) -> Vec<f64> {
+    let mut total_hundredths = 0.0_f64;
+    let mut shown = 0.0_f64;
+    shares
+        .iter()
+        .map(|&(score, _)| {
+            // Scores are hundredths already: their sum is exact in hundredths.
+            total_hundredths += (score * 100.0).round();
+            let target = total_hundredths / 100.0;
+            let mut step = target - shown;
+            for _ in 0..8 {
+                match (shown + step).partial_cmp(&target) {
+                    Some(std::cmp::Ordering::Less) => step = step.next_up(),
+                    Some(std::cmp::Ordering::Greater) => step = step.next_down(),
+                    _ => break,
+                }
+            }
+            shown += step;
+            step
+        })
+        .collect()
 }
 
 /// Writes `summary.md` for `result`.
@@ -397,6 +425,33 @@ mod tests {
             fs::read_to_string(dir.path().join("summary.md")).unwrap(),
             "### The grading could not be done\n\n```text\nno tests in `t/`\n| x |\n```\n\nPlease tell your instructor.\n"
         );
+    }
+
+    #[test]
+    fn the_reporter_s_own_sum_of_the_scores_prints_in_hundredths() {
+        // 7 tests sharing 20 points, 5 of them passed: shares of 2.86 and 2.85.
+        let mut shares: Vec<(f64, f64)> =
+            (0..7).map(|i| if i < 6 { (2.86, 2.86) } else { (2.84, 2.84) }).collect();
+        shares[3] = (0.0, 2.86);
+        shares[5] = (0.0, 2.86);
+        let naive: f64 = shares.iter().fold(0.0, |sum, &(s, _)| sum + s);
+        let shown = summed_as_shown(&shares);
+        // As the reporter adds them (JavaScript prints an f64 as Rust's `{}` does).
+        let summed = shown.iter().fold(0.0, |sum, s| sum + s);
+        assert_eq!(format!("{summed}"), "14.28", "naive sum {naive}");
+        for (i, s) in shown.iter().enumerate() {
+            assert!((s - shares[i].0).abs() < 1e-9, "test {i}: {s} for {}", shares[i].0);
+        }
+        // Many small shares, as 100 points among 9 tests.
+        let ninths: Vec<(f64, f64)> = (0..9).map(|i| (if i < 1 { 11.12 } else { 11.11 }, 0.0)).collect();
+        let shown = summed_as_shown(&ninths);
+        let mut sum = 0.0;
+        for (i, s) in shown.iter().enumerate() {
+            sum += s;
+            let expected = ninths[..=i].iter().map(|&(s, _)| (s * 100.0).round()).sum::<f64>() / 100.0;
+            assert_eq!(sum.to_bits(), expected.to_bits(), "after test {i}: {sum} for {expected}");
+        }
+        assert_eq!(format!("{sum}"), "100");
     }
 
     #[test]

@@ -47,6 +47,25 @@ fn failed_tests(r: &SubmissionResult) -> String {
 /// The terminal's table: submission, language, score, tests, then a count
 /// per verdict, then the tests that failed, by name.
 pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
+    table_in_colour(results, false, out)
+}
+
+/// The colour a verdict's count is shown in on a terminal: green for a
+/// pass, yellow for a limit reached, red for a wrong answer or a crash.
+fn verdict_style(verdict: Verdict) -> anstyle::Style {
+    use anstyle::AnsiColor;
+    let colour = match verdict {
+        Verdict::Pass => AnsiColor::Green,
+        Verdict::TimeLimit | Verdict::OutputLimit => AnsiColor::Yellow,
+        Verdict::BuildFailed | Verdict::Error => AnsiColor::Magenta,
+        _ => AnsiColor::Red,
+    };
+    colour.on_default()
+}
+
+/// [`table`], each verdict count above 0 in its colour ([`verdict_style`])
+/// when `colour`: for a terminal that asked for it (`--color`).
+pub fn table_in_colour(results: &[SubmissionResult], colour: bool, out: &mut impl Write) -> io::Result<()> {
     let widest = |header: &str, text: &dyn Fn(&SubmissionResult) -> &str| {
         results.iter().map(|r| inert(text(r)).chars().count()).max().unwrap_or(0).max(header.len())
     };
@@ -67,7 +86,13 @@ pub fn table(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<(
             r.tests.len()
         )?;
         for verdict in Verdict::ALL {
-            write!(out, "  {:>w$}", r.count(verdict), w = verdict.name().len())?;
+            let (count, w) = (r.count(verdict), verdict.name().len());
+            if colour && count > 0 {
+                let style = verdict_style(verdict);
+                write!(out, "  {}{count:>w$}{}", style.render(), style.render_reset())?;
+            } else {
+                write!(out, "  {count:>w$}")?;
+            }
         }
         let failed = failed_tests(r);
         if failed.is_empty() {
@@ -93,16 +118,21 @@ pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write)
     table.finish()
 }
 
-/// `results.json`: every submission and test (FORMAT.md has the schema).
+/// `results.json`: every submission and test (FORMAT.md has the schema);
+/// `partial` for a grading stopped before every submission was graded
+/// (`"partial": true`, left out otherwise).
 pub fn json(
     results: &[SubmissionResult],
     limits: &crate::outcome::Limits,
     seed: Option<u64>,
+    partial: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
     #[derive(Serialize)]
     struct Document<'a> {
         version: u32,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        partial: bool,
         limits: LimitsShown,
         #[serde(skip_serializing_if = "Option::is_none")]
         seed: Option<u64>,
@@ -118,6 +148,7 @@ pub fn json(
     }
     let document = Document {
         version: 1,
+        partial,
         limits: LimitsShown {
             wall_seconds: limits.wall.as_secs_f64(),
             cpu_seconds: limits.cpu.as_secs_f64(),
@@ -207,6 +238,7 @@ fn colour(verdict: Verdict) -> &'static str {
 
 const STYLE: &str = "
 body { font: 15px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }
+.partial { background: #fff3cd; border: 2px solid #ef6c00; padding: .5em 1em; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: .5em 0; }
 th, td { padding: .3em .7em; border: 1px solid #ddd; text-align: left; vertical-align: top; }
@@ -274,10 +306,14 @@ fn side_by_side(expected: &str, actual: &str, unmatched: &Unmatched) -> Markup {
 /// verdict, then each submission's tests, a wrong answer shown beside the
 /// expected one. Every text of a submission's is made inert ([`inert`],
 /// [`inert_lines`]), then escaped by maud.
+///
+/// `not_graded` names the submissions a stopped grading never finished: the
+/// page then opens with a banner saying it is partial.
 pub fn html_page(
     results: &[SubmissionResult],
     protections: &str,
     seed: Option<u64>,
+    not_graded: &[String],
     games: &GameFiles,
     out: &mut impl Write,
 ) -> io::Result<()> {
@@ -292,6 +328,13 @@ pub fn html_page(
             }
             body {
                 h1 { "Grades" }
+                @if !not_graded.is_empty() {
+                    p.partial role="alert" {
+                        strong { "Partial: " } "the grading was interrupted; " (results.len()) " of "
+                        (results.len() + not_graded.len()) " submissions graded. Not graded: "
+                        (not_graded.iter().map(|n| inert(n).into_owned()).collect::<Vec<_>>().join(", ")) "."
+                    }
+                }
                 p { (results.len()) " submissions, "
                     (results.first().map_or(0, |r| r.tests.len())) " tests each. Click a column to sort." }
                 @if let Some(seed) = seed {
@@ -455,5 +498,26 @@ mod tests {
         assert!(lines[3].ends_with("  0  all"), "{text}");
         assert!(lines[4].ends_with("  0  1, 2, 3 (+2 more)"), "{text}");
         assert!(!text.contains('\u{1b}'), "{text}");
+    }
+
+    #[test]
+    fn a_coloured_table_colours_only_counts_above_zero_and_keeps_its_columns() {
+        let results = [submission("ann", &[("a", Verdict::Pass), ("b", Verdict::Wrong)])];
+        let (mut plain, mut coloured) = (Vec::new(), Vec::new());
+        table(&results, &mut plain).unwrap();
+        table_in_colour(&results, true, &mut coloured).unwrap();
+        let coloured = String::from_utf8(coloured).unwrap();
+        assert!(coloured.contains("\u{1b}[32m"), "pass in green: {coloured:?}");
+        assert!(coloured.contains("\u{1b}[31m"), "wrong in red: {coloured:?}");
+        assert!(!coloured.contains("\u{1b}[33m"), "no limit reached, no yellow: {coloured:?}");
+        // Without its escapes, the same table.
+        let mut stripped = String::new();
+        let mut rest = coloured.as_str();
+        while let Some(at) = rest.find('\u{1b}') {
+            stripped.push_str(&rest[..at]);
+            rest = &rest[at + rest[at..].find('m').unwrap() + 1..];
+        }
+        stripped.push_str(rest);
+        assert_eq!(stripped, String::from_utf8(plain).unwrap());
     }
 }

@@ -189,7 +189,7 @@ fn read_part(dir: &Path) -> Result<PartRecord, MergeError> {
     let written = fs::read(&results_path).map_err(|_| MergeError::Results { path: results_path.clone() })?;
     let results: Vec<SubmissionResult> = record.results.iter().cloned().map(SubmissionResult::from).collect();
     let mut expected = Vec::new();
-    formats::json(&results, &record.limits, record.seed, &mut expected)
+    formats::json(&results, &record.limits, record.seed, false, &mut expected)
         .map_err(|e| corrupt(e.to_string()))?;
     if written != expected {
         return Err(MergeError::Results { path: results_path });

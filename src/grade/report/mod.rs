@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 pub use self::classroom::Classroom;
 pub use self::files::{ReportDir, Table};
-pub use self::formats::{csv, html_page, json, junit, score, table};
+pub use self::formats::{csv, html_page, json, junit, score, table, table_in_colour};
 pub use self::gradescope::Gradescope;
 pub use self::progress::Progress;
 use super::result::{Graded, SubmissionResult, TestResult};
