@@ -52,6 +52,16 @@ pub struct Session {
     run: Option<JoinHandle<Result<Run, SandboxError>>>,
 }
 
+/// Who ended a live run's program ([`Session::end_saying`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ender {
+    /// Its run was over before the grader told it to end: it exited, or
+    /// was killed by someone other than the grader.
+    Itself,
+    /// The grader told the guard to end it (a `SIGKILL`).
+    Grader,
+}
+
 /// Why no line came from a live run, or could not be written to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Silence {
@@ -218,7 +228,15 @@ impl Session {
     /// (what it writes meanwhile is read and dropped), ends it, and returns
     /// what became of the run: its standard error, how it ended, what it
     /// used.
-    pub fn end(mut self, grace: Duration) -> Result<Run, SandboxError> {
+    pub fn end(self, grace: Duration) -> Result<Run, SandboxError> {
+        self.end_saying(grace).map(|(run, _)| run)
+    }
+
+    /// [`Session::end`], also saying who ended the program: [`Ender::Itself`]
+    /// when its run was over before the grader told the guard to end it
+    /// (it exited, or was killed by someone else: a `SIGKILL` it ended with
+    /// was then not the grader's), [`Ender::Grader`] when the grader did.
+    pub fn end_saying(mut self, grace: Duration) -> Result<(Run, Ender), SandboxError> {
         self.input = None;
         let deadline = Instant::now() + grace;
         while !self.closed && Instant::now() < deadline {
@@ -227,10 +245,24 @@ impl Session {
                 break;
             }
         }
+        // Its output closed: a program that died is reported by its guard
+        // at once; one still running is ended once the grace is over.
+        while self.closed
+            && Instant::now() < deadline
+            && self.run.as_ref().is_some_and(|run| !run.is_finished())
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let ender =
+            if self.run.as_ref().is_none_or(JoinHandle::is_finished) { Ender::Itself } else { Ender::Grader };
         self.stop();
-        self.run.take().map_or(Err(SandboxError::Interrupted), |run| {
-            run.join().unwrap_or_else(|_| Err(SandboxError::Guard("the run's thread panicked".to_owned())))
-        })
+        self.run
+            .take()
+            .map_or(Err(SandboxError::Interrupted), |run| {
+                run.join()
+                    .unwrap_or_else(|_| Err(SandboxError::Guard("the run's thread panicked".to_owned())))
+            })
+            .map(|run| (run, ender))
     }
 
     /// Tells the guard to end the program. The FIFO stays open until the
