@@ -30,6 +30,11 @@ use super::{CpuClock, Job, Run, Sandbox, SandboxError};
 /// started, say).
 const LOOK: Duration = Duration::from_millis(50);
 
+/// How long a program whose output closed is given to be over by itself
+/// (its guard's report in) before it is ended: a program that died (killed
+/// by someone else, say) must be told from one the grader ends.
+const REPORTED: Duration = Duration::from_secs(2);
+
 /// A program running in the sandbox that the grader talks with
 /// ([`Sandbox::start`]).
 #[derive(Debug)]
@@ -246,9 +251,11 @@ impl Session {
             }
         }
         // Its output closed: a program that died is reported by its guard
-        // at once; one still running is ended once the grace is over.
+        // at once (on a busy machine, in a few hundred milliseconds: it is
+        // given at least `REPORTED`); one still running is ended then.
+        let reported = deadline.max(Instant::now() + REPORTED);
         while self.closed
-            && Instant::now() < deadline
+            && Instant::now() < reported
             && self.run.as_ref().is_some_and(|run| !run.is_finished())
         {
             std::thread::sleep(Duration::from_millis(2));
