@@ -7,6 +7,7 @@
 mod arena_cmd;
 mod args;
 mod autograder_cmd;
+mod brain_cmd;
 mod check_cmd;
 mod completions_cmd;
 mod entrants;
@@ -101,6 +102,9 @@ enum Command {
     /// A round robin between engines (or bots): every pair from both sides.
     #[command(after_help = tournament_cmd::AFTER_HELP)]
     Tournament(tournament_cmd::TournamentArgs),
+    /// Speak the Gomocup protocol as a brain (an engine) on standard input and output.
+    #[command(after_help = brain_cmd::AFTER_HELP)]
+    Brain(brain_cmd::BrainArgs),
     /// Generate seeded move files (and their transcripts) for a test corpus.
     #[command(after_help = gen_cmd::AFTER_HELP)]
     Gen(gen_cmd::GenArgs),
@@ -213,6 +217,7 @@ where
         Some(Command::Play(args)) => play_cmd::run(&args),
         Some(Command::Match(args)) => match_cmd::run(&args),
         Some(Command::Tournament(args)) => tournament_cmd::run(&args),
+        Some(Command::Brain(args)) => brain_cmd::run(&args),
         Some(Command::Grade(args)) => grade_cmd::run(&args),
         Some(Command::Merge(args)) => merge_cmd::run(&args),
         Some(Command::Autograder { command }) => {

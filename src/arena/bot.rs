@@ -15,10 +15,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};
+use super::game_clock::{Bound, Remaining};
+use super::gomocup::{self, Heard, Manager};
 use super::move_clock::{self, Expiry, MoveClock};
 use super::streak::{Streak, Ticket};
 use crate::outcome::{End, megabytes, seconds, signal_name};
-use crate::sandbox::{Collect, Job, Limits, Run, Sandbox, Session, Silence};
+use crate::sandbox::{Collect, Ender, Job, Limits, Run, Sandbox, Session, Silence};
 use crate::text;
 use crate::workshop::Built;
 
@@ -56,6 +58,8 @@ pub struct Bot {
     startup: Duration,
     /// Its time forfeits in a row, when it is given up on after K.
     streak: Option<Arc<Streak>>,
+    /// It speaks the Gomocup protocol, not the bot protocol.
+    gomocup: bool,
 }
 
 impl Bot {
@@ -73,7 +77,16 @@ impl Bot {
             limits,
             startup,
             streak: None,
+            gomocup: false,
         }
+    }
+
+    /// The bot, speaking the Gomocup protocol ([`gomocup`]) instead of the
+    /// bot protocol: a Gomocup brain.
+    #[must_use]
+    pub fn gomocup(mut self) -> Bot {
+        self.gomocup = true;
+        self
     }
 
     /// The bot, given up on once it has forfeited on time in `k` games in a
@@ -111,8 +124,23 @@ impl Entrant for Bot {
         // deadline, and the whole game cannot take more CPU than every
         // move at its limit, nor longer than every move waited for to the
         // cap (and the waiting on others the setup allows).
+        let manager = if self.gomocup {
+            gomocup::check(setup.geometry, setup.marks.len())
+                .map_err(|why| Forfeit::new(ForfeitKind::Limit, why))?;
+            let limits = gomocup::Limits {
+                turn: setup.move_time,
+                game: setup.clock.map(|clock| clock.base),
+                memory: self.limits.memory,
+            };
+            Some(Manager::new(setup, limits))
+        } else {
+            None
+        };
         let moves = u32::try_from(setup.geometry.cells()).unwrap_or(u32::MAX);
-        let thinking = self.startup + setup.move_time.saturating_mul(moves);
+        let mut thinking = self.startup + setup.move_time.saturating_mul(moves);
+        if let Some(clock) = setup.clock {
+            thinking = thinking.min(self.startup + clock.base + clock.increment.saturating_mul(moves));
+        }
         let slack = Duration::from_secs(5);
         let limits = Limits {
             wall: thinking.saturating_mul(move_clock::CAP) + setup.waiting + slack,
@@ -148,6 +176,8 @@ impl Entrant for Bot {
             limits,
             run: None,
             ticket,
+            clock: setup.clock.map(Remaining::new),
+            manager,
         }))
     }
 }
@@ -189,26 +219,60 @@ struct BotSeat {
     run: Option<Result<Run, String>>,
     /// Its place in the bot's row of time forfeits, if it has one.
     ticket: Option<Ticket>,
+    /// Its game clock, if the game has one.
+    clock: Option<Remaining>,
+    /// A Gomocup brain's conversation; `None` for the bot protocol.
+    manager: Option<Manager>,
 }
 
 impl Seat for BotSeat {
     fn answer(&mut self, position: &Position) -> Result<String, Forfeit> {
-        let allowance = if self.first { self.move_time + self.startup } else { self.move_time };
+        let (move_time, bound) =
+            self.clock.map_or((self.move_time, Bound::Move), |c| c.allowance(self.move_time));
+        let allowance = if self.first { move_time + self.startup } else { move_time };
         self.first = false;
         let Some(session) = self.session.as_mut() else {
             return Err(Forfeit::new(ForfeitKind::Exited, "it had already ended"));
         };
-        let mut clock = MoveClock::new(Instant::now(), allowance, session.cpu_used(false));
-        let mut line = position.line();
-        line.push('\n');
-        let mut sent = session.send(line.as_bytes(), clock.deadline());
+        let began = Instant::now();
+        let mut clock = MoveClock::new(began, allowance, session.cpu_used(false));
+        let time_left = self.clock.map(|c| c.left());
+        let asked = match &mut self.manager {
+            Some(manager) => manager.ask(position, time_left),
+            None => format!("{}\n", position.line()),
+        };
+        let mut sent = session.send(asked.as_bytes(), clock.deadline());
         let silence = loop {
             match sent.and_then(|()| session.receive(clock.deadline(), ANSWER_BYTES)) {
                 Ok(bytes) => {
+                    let heard = match &mut self.manager {
+                        Some(manager) => manager.heard(&bytes),
+                        None => Heard::Move(String::from_utf8_lossy(&bytes).into_owned()),
+                    };
+                    let answered = match heard {
+                        Heard::Nothing => {
+                            sent = Ok(());
+                            continue;
+                        }
+                        Heard::Send(text) => {
+                            sent = session.send(text.as_bytes(), clock.deadline());
+                            continue;
+                        }
+                        Heard::Move(answer) => Ok(answer),
+                        Heard::Forfeit(forfeit) => Err(forfeit),
+                    };
                     if let Some(ticket) = &mut self.ticket {
                         ticket.answered();
                     }
-                    return Ok(String::from_utf8_lossy(&bytes).into_owned());
+                    if let Some(remaining) = &mut self.clock {
+                        remaining.charge(charged(
+                            began.elapsed(),
+                            allowance,
+                            session.cpu_used(true),
+                            clock.first(),
+                        ));
+                    }
+                    return answered;
                 }
                 Err(Silence::Time) => {
                     match clock.expired(Instant::now(), session.cpu_used(true), session.computing()) {
@@ -217,7 +281,11 @@ impl Seat for BotSeat {
                             if let Some(ticket) = &mut self.ticket {
                                 ticket.timed_out();
                             }
-                            return Err(out_of_time(expiry, allowance));
+                            let mut forfeit = out_of_time(expiry, allowance);
+                            if let (Bound::Clock, Some(remaining)) = (bound, &self.clock) {
+                                forfeit.detail = format!("{}: {}", remaining.ran_out(), forfeit.detail);
+                            }
+                            return Err(forfeit);
                         }
                     }
                 }
@@ -234,14 +302,20 @@ impl Seat for BotSeat {
     }
 
     fn finish(mut self: Box<Self>) -> Finished {
-        if let Some(session) = self.session.take() {
+        if let Some(mut session) = self.session.take() {
+            if self.manager.is_some() {
+                let _ = session.send(Manager::end().as_bytes(), Instant::now() + EXIT_GRACE);
+            }
             self.run = Some(session.end(EXIT_GRACE).map_err(|e| e.to_string()));
         }
-        let stderr = match &self.run {
+        let mut stderr = match &self.run {
             Some(Ok(run)) => text::tail(&run.stderr, STDERR_LINES, STDERR_BYTES),
             Some(Err(why)) => format!("[the sandbox: {why}]"),
             None => String::new(),
         };
+        if let Some(about) = self.manager.as_ref().and_then(Manager::about) {
+            stderr = format!("[ABOUT: {about}]\n{stderr}");
+        }
         Finished { stderr }
     }
 }
@@ -253,13 +327,27 @@ impl BotSeat {
         let Some(session) = self.session.take() else {
             return Forfeit::new(ForfeitKind::Exited, "it had already ended");
         };
-        let run = session.end(EXIT_GRACE);
-        let forfeit = match &run {
-            Ok(run) => why_closed(run, &self.limits),
+        let over = session.end_saying(EXIT_GRACE);
+        let forfeit = match &over {
+            Ok((run, ender)) => why_closed(run, &self.limits, *ender),
             Err(e) => Forfeit::new(ForfeitKind::Exited, format!("its run failed: {e}")),
         };
-        self.run = Some(run.map_err(|e| e.to_string()));
+        self.run = Some(over.map(|(run, _)| run).map_err(|e| e.to_string()));
         forfeit
+    }
+}
+
+/// What an answer that took `wall` of an `allowance` costs its game
+/// clock: its wall time, but when it took longer because it waited for a
+/// core ([`move_clock`](super::move_clock)), the CPU time it used (from
+/// `first`, its CPU time when asked, to `cpu`), at most the allowance.
+fn charged(wall: Duration, allowance: Duration, cpu: Option<Duration>, first: Option<Duration>) -> Duration {
+    if wall <= allowance {
+        return wall;
+    }
+    match (cpu, first) {
+        (Some(cpu), Some(first)) => cpu.saturating_sub(first).min(allowance),
+        _ => wall,
     }
 }
 
@@ -290,9 +378,13 @@ fn out_of_time(expiry: Expiry, allowance: Duration) -> Forfeit {
 
 /// Why a bot whose output closed mid-game did, read from how its run
 /// ended ([`End`], as every run's end is read): a sandbox limit, an exit or
-/// crash, or its output closed while it ran on (it was ended after the
-/// grace, with the one signal the referee sends, `SIGKILL`).
-fn why_closed(run: &Run, limits: &Limits) -> Forfeit {
+/// crash, its output closed while it ran on (the referee ended it after
+/// the grace, with the one signal it sends, `SIGKILL`: `ender` is
+/// [`Ender::Grader`]), or a `SIGKILL` that was not the referee's (its run
+/// was over before the referee ended it, at no limit: someone else killed
+/// it — itself, or a person or program outside the referee).
+#[must_use]
+pub fn why_closed(run: &Run, limits: &Limits, ender: Ender) -> Forfeit {
     let limit = |what: String| Forfeit::new(ForfeitKind::Limit, what);
     let exited = |what: String| Forfeit::new(ForfeitKind::Exited, what);
     match End::of(run, limits) {
@@ -300,9 +392,15 @@ fn why_closed(run: &Run, limits: &Limits) -> Forfeit {
         End::CpuLimit(_) => limit(format!("it used up its CPU time ({})", seconds(limits.cpu))),
         End::OutputLimit => limit(format!("it filled its disk ({})", megabytes(limits.output))),
         End::OutOfMemory => limit(format!("it ran out of memory ({})", megabytes(limits.memory))),
-        End::Killed(nix::libc::SIGKILL) => Forfeit::new(
+        End::Killed(nix::libc::SIGKILL) if ender == Ender::Grader => Forfeit::new(
             ForfeitKind::OutputClosed,
             "it closed its standard output before the game ended".to_owned(),
+        ),
+        End::Killed(nix::libc::SIGKILL) => Forfeit::new(
+            ForfeitKind::Killed,
+            "it was killed (SIGKILL) before the game ended, not by the referee nor at a limit of the sandbox: \
+             by itself, or by someone outside the referee"
+                .to_owned(),
         ),
         End::Killed(signal) => exited(format!("it crashed ({}) before the game ended", signal_name(signal))),
         End::Exited(code) => exited(format!("it exited with status {code} before the game ended")),
@@ -429,6 +527,13 @@ mod tests {
                 "it closed its standard output before the game ended",
             ),
             (
+                "killed by someone else",
+                run(Ending::Signalled(SIGKILL), same),
+                ForfeitKind::Killed,
+                "it was killed (SIGKILL) before the game ended, not by the referee nor at a limit of the sandbox: \
+                 by itself, or by someone outside the referee",
+            ),
+            (
                 "a crash",
                 run(Ending::Signalled(SIGSEGV), same),
                 ForfeitKind::Exited,
@@ -448,7 +553,13 @@ mod tests {
             ),
         ];
         for (case, ran, kind, detail) in cases {
-            let forfeit = why_closed(&ran, &LIMITS);
+            // Only a SIGKILL's sender matters: the referee ends every other
+            // run too once its output closed.
+            let ender = if case == "killed by someone else" { Ender::Itself } else { Ender::Grader };
+            let forfeit = why_closed(&ran, &LIMITS, ender);
+            if !matches!(ran.outcome.ending, Ending::Signalled(SIGKILL)) {
+                assert_eq!(why_closed(&ran, &LIMITS, Ender::Itself), forfeit, "{case}");
+            }
             assert_eq!((forfeit.kind, forfeit.detail.as_str()), (kind, detail), "{case}");
         }
     }

@@ -247,6 +247,7 @@ pub(super) mod tests {
             game: 1,
             seed: 0,
             move_time: Duration::from_secs(1),
+            clock: None,
             waiting: Duration::ZERO,
         }
     }

@@ -7,7 +7,10 @@ use crate::engine::{Engine, EngineError, EngineKind};
 use crate::game::Game;
 use crate::player::{Mark, Player, Players};
 
+use std::time::{Duration, Instant};
+
 use super::entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};
+use super::game_clock::{Bound, Remaining};
 
 /// The `perfect` engine's table in a game, in MiB: games run side by side
 /// (`--jobs`), each engine with its own.
@@ -76,18 +79,51 @@ impl Entrant for EngineEntrant {
         // event's seed: nobody knows them before the seed is drawn.
         let engine = Engine::new(self.kind, seed).time_limit(Some(setup.move_time / 2)).hash_mb(HASH_MB);
         let engine = if self.kind == EngineKind::Perfect { engine.random_ties() } else { engine };
-        Ok(Box::new(EngineSeat { engine }))
+        Ok(Box::new(EngineSeat {
+            engine: Some(engine),
+            move_time: setup.move_time,
+            clock: setup.clock.map(Remaining::new),
+        }))
     }
 }
 
 /// An engine in one game.
 struct EngineSeat {
-    engine: Engine,
+    /// The engine (taken out only to be given its time for a move).
+    engine: Option<Engine>,
+    move_time: Duration,
+    /// Its game clock, if the game has one.
+    clock: Option<Remaining>,
 }
 
 impl Seat for EngineSeat {
     fn answer(&mut self, position: &Position) -> Result<String, Forfeit> {
-        match self.engine.choose(position.game()) {
+        let Some(mut engine) = self.engine.take() else {
+            return Err(Forfeit::new(ForfeitKind::Limit, "the engine was lost"));
+        };
+        // Half the move time, or with a clock a share of what is left: an
+        // engine answers well within its allowance, as a bot must.
+        if let Some(clock) = &self.clock {
+            let (allowance, _) = clock.allowance(self.move_time);
+            engine = engine.time_limit(Some(think(allowance, clock.left(), clock.increment())));
+        }
+        let began = Instant::now();
+        let chosen = engine.choose(position.game());
+        self.engine = Some(engine);
+        if let Some(clock) = &mut self.clock {
+            let (allowance, bound) = clock.allowance(self.move_time);
+            let used = began.elapsed();
+            if used > allowance {
+                let within = format!("no answer within {:.2} s", allowance.as_secs_f64());
+                let detail = match bound {
+                    Bound::Clock => format!("{}: {within}", clock.ran_out()),
+                    Bound::Move => within,
+                };
+                return Err(Forfeit::new(ForfeitKind::Time, detail));
+            }
+            clock.charge(used);
+        }
+        match chosen {
             Ok(choice) => Ok(choice.square.number().to_string()),
             Err(error) => Err(Forfeit::new(ForfeitKind::Limit, error.to_string())),
         }
@@ -98,11 +134,26 @@ impl Seat for EngineSeat {
     }
 }
 
+/// An engine's search time for a move with a game clock: half its
+/// allowance, and no more than a twentieth of what is left and half the
+/// increment, so the clock lasts the game.
+fn think(allowance: Duration, left: Duration, increment: Duration) -> Duration {
+    (allowance / 2).min(left / 20 + increment / 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arena::contest::tests::setup;
     use crate::arena::contest::{Ending, play};
+
+    #[test]
+    fn with_a_clock_an_engine_thinks_a_share_of_what_is_left() {
+        let s = Duration::from_secs;
+        assert_eq!(think(s(10), s(60), s(1)), s(3) + Duration::from_millis(500));
+        assert_eq!(think(s(1), s(60), s(1)), Duration::from_millis(500));
+        assert_eq!(think(s(2), s(2), Duration::ZERO), Duration::from_millis(100));
+    }
 
     #[test]
     fn perfect_never_loses_to_random_and_games_replay_by_seed() {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::game_clock::Clock;
 use crate::board::{Geometry, Square};
 use crate::game::Game;
 use crate::player::Mark;
@@ -50,6 +51,9 @@ pub struct Setup {
     pub seed: u64,
     /// The time each answer may take (`--move-time`).
     pub move_time: Duration,
+    /// Each player's game clock (`--clock`), if the game has one: an
+    /// answer may take at most what is left on it too.
+    pub clock: Option<Clock>,
     /// How long the game may wait on others besides its seats' answers:
     /// zero in a match; at `play`'s console, a person's turns. A bot's run
     /// may last that much longer.
@@ -156,11 +160,14 @@ pub enum ForfeitKind {
     OutputClosed,
     /// It was stopped at a limit of the sandbox (memory, output, processes…).
     Limit,
+    /// It was killed (`SIGKILL`) by someone other than the referee, at no
+    /// limit of the sandbox.
+    Killed,
 }
 
 impl ForfeitKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [ForfeitKind; 7] = [
+    pub const ALL: [ForfeitKind; 8] = [
         ForfeitKind::Taken,
         ForfeitKind::OffBoard,
         ForfeitKind::NotANumber,
@@ -168,11 +175,12 @@ impl ForfeitKind {
         ForfeitKind::Exited,
         ForfeitKind::OutputClosed,
         ForfeitKind::Limit,
+        ForfeitKind::Killed,
     ];
 
     /// The kind's name in records and `results.json`: `taken-square`,
     /// `off-board`, `not-a-number`, `time`, `exited`, `output-closed`,
-    /// `limit`.
+    /// `limit`, `killed`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -183,6 +191,7 @@ impl ForfeitKind {
             ForfeitKind::Exited => "exited",
             ForfeitKind::OutputClosed => "output-closed",
             ForfeitKind::Limit => "limit",
+            ForfeitKind::Killed => "killed",
         }
     }
 
@@ -203,6 +212,7 @@ impl ForfeitKind {
             ForfeitKind::Exited => "it exited or crashed before the game ended",
             ForfeitKind::OutputClosed => "it closed its standard output",
             ForfeitKind::Limit => "it was stopped at a limit of the sandbox",
+            ForfeitKind::Killed => "it was killed by someone other than the referee",
         }
     }
 }

@@ -16,10 +16,12 @@ use crate::text;
 
 use super::contest::{self, Ending};
 use super::entrant::{Entrant, Position, Seat, Setup};
+use super::game_clock::Clock;
 use super::record::{self, Heading, Mismatch, Recorded};
 use super::result::GameResult;
 use super::schedule::Fixture;
 pub use super::schedule::game_seed;
+use super::sprt::{Decision, Sprt, Tally};
 
 /// The largest record read back on a resumed run, in bytes: one of a game
 /// on the largest board the arena plays is far smaller.
@@ -37,12 +39,17 @@ pub struct Event<'a> {
     pub seed: u64,
     /// The time each answer may take.
     pub move_time: Duration,
+    /// Each player's game clock, if games have one.
+    pub clock: Option<Clock>,
     /// The participants.
     pub entrants: &'a [Box<dyn Entrant>],
     /// The games, in order.
     pub fixtures: Vec<Fixture>,
     /// The openings fixtures name.
     pub openings: Vec<Vec<Move>>,
+    /// A match's sequential test: no game starts once it has decided
+    /// (those under way finish and are recorded).
+    pub sprt: Option<Sprt>,
     /// Once set (Ctrl-C), no game starts, and a game under way is not
     /// recorded (its bots were killed mid-game): the event ends with
     /// [`EventError::Interrupted`], and a run with the same report
@@ -139,6 +146,7 @@ impl Event<'_> {
             game: fixture.number,
             seed: game_seed(self.seed, fixture.number),
             move_time: self.move_time,
+            clock: self.clock,
             waiting: Duration::ZERO,
         }
     }
@@ -159,6 +167,17 @@ impl Event<'_> {
     ) -> Result<Vec<GameResult>, EventError> {
         let mut results = Vec::with_capacity(self.fixtures.len());
         let mut todo = Vec::new();
+        let decided = AtomicBool::new(false);
+        let paired = self.paired();
+        let mut tally = Tally::default();
+        let mut count = |result: &GameResult| {
+            if let Some(sprt) = &self.sprt {
+                tally.add(result);
+                if sprt.decide(tally.llr(sprt, paired)) != Decision::Continue {
+                    decided.store(true, Ordering::SeqCst);
+                }
+            }
+        };
         if let Some(dir) = report {
             let games = dir.join("games");
             std::fs::create_dir_all(&games).map_err(|source| EventError::Write { path: games, source })?;
@@ -166,6 +185,7 @@ impl Event<'_> {
         for fixture in &self.fixtures {
             match report.map(|dir| self.resume(dir, fixture)).transpose()?.flatten() {
                 Some(result) => {
+                    count(&result);
                     progress(&result);
                     results.push(result);
                 }
@@ -178,10 +198,13 @@ impl Event<'_> {
         let outcome = std::thread::scope(|scope| {
             for _ in 0..jobs.clamp(1, todo.len().max(1)) {
                 let sender = sender.clone();
-                let (next, stop, todo) = (&next, &stop, &todo);
+                let (next, stop, todo, decided) = (&next, &stop, &todo, &decided);
                 std::thread::Builder::new()
                     .spawn_scoped(scope, move || {
-                        while !stop.load(Ordering::Relaxed) && !self.stopped() {
+                        while !stop.load(Ordering::Relaxed)
+                            && !decided.load(Ordering::SeqCst)
+                            && !self.stopped()
+                        {
                             let Some(fixture) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                             if sender.send(self.play(fixture, report)).is_err() {
                                 break;
@@ -198,6 +221,7 @@ impl Event<'_> {
             for result in receiver {
                 match result {
                     Ok(result) => {
+                        count(&result);
                         progress(&result);
                         results.push(result);
                     }
@@ -219,6 +243,21 @@ impl Event<'_> {
         }
         results.sort_by_key(|r| r.number);
         Ok(results)
+    }
+
+    /// Whether its games come in pairs, each opening played from both sides
+    /// by two participants (games 2k-1 and 2k, seats swapped): the
+    /// sequential test then counts pairs (pentanomial), else games.
+    #[must_use]
+    pub fn paired(&self) -> bool {
+        self.entrants.len() == 2
+            && self.fixtures.len().is_multiple_of(2)
+            && self.fixtures.chunks(2).all(|pair| {
+                pair[0].opening == pair[1].opening
+                    && pair[0].number % 2 == 1
+                    && pair[1].number == pair[0].number + 1
+                    && pair[0].seats.iter().rev().eq(pair[1].seats.iter())
+            })
     }
 
     /// Whether the event was told to stop.
@@ -368,6 +407,8 @@ mod tests {
             marks: vec![Mark::X, Mark::O],
             seed,
             move_time: Duration::from_secs(1),
+            clock: None,
+            sprt: None,
             entrants,
             fixtures: schedule::match_games(2, 6, 0),
             openings: Vec::new(),

@@ -390,6 +390,7 @@ mod tests {
             game,
             seed: game,
             move_time: Duration::from_secs(1),
+            clock: None,
             waiting: Duration::ZERO,
         }
     }

@@ -10,28 +10,36 @@
 //!   the sandbox; [`move_clock`] the time of each answer (the wall clock,
 //!   and the bot's CPU time on a busy machine); [`streak`] the bot given up
 //!   on after K time forfeits in a row;
+//!   [`gomocup`] the Gomocup protocol a brain speaks instead, the
+//!   manager's side; [`game_clock`] the game clocks (`--clock`);
+//! - [`brain`]: an engine as a Gomocup brain (`ttt-referee brain`);
 //! - [`answer`]: judging an answer's text;
 //! - [`contest`]: one game between seats;
 //! - [`record`]: a game's record, written and read back;
 //! - [`schedule`]: who plays whom (a match, a round robin, openings);
 //! - [`event`]: running the games, side by side, resuming a run;
 //! - [`result`]: one game's result;
-//! - [`standings`] and [`elo`]: the table;
+//! - [`standings`] and [`elo`]: the table; [`sprt`] a match's sequential
+//!   test;
 //! - [`report`]: `results.json`, `standings.txt`, `report.html`.
 
 pub mod answer;
 pub mod bot;
+pub mod brain;
 pub mod contest;
 pub mod elo;
 pub mod engines;
 pub mod entrant;
 pub mod event;
 pub mod explore;
+pub mod game_clock;
+pub mod gomocup;
 pub mod move_clock;
 pub mod record;
 pub mod report;
 pub mod result;
 pub mod schedule;
+pub mod sprt;
 pub mod standings;
 pub mod streak;
 

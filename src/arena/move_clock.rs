@@ -84,6 +84,12 @@ impl MoveClock {
         self.allowance
     }
 
+    /// The run's CPU time when the answer was asked for, if it could be read.
+    #[must_use]
+    pub fn first(&self) -> Option<Duration> {
+        self.first
+    }
+
     /// The deadline has passed with no answer: at `now` the run has used
     /// `cpu`, and a thread of it is running or waiting for a core
     /// (`computing`; `None`: it cannot be told). Whether to wait on (and

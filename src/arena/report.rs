@@ -20,6 +20,7 @@ use super::elo::Elo;
 use super::entrant::ForfeitKind;
 use super::event::{Event, EventError};
 use super::result::GameResult;
+use super::sprt::{self, Decision, Tally};
 use super::standings::{self, Standings};
 
 /// The first line of the table: what was played, such as `Match: 4 games
@@ -38,7 +39,13 @@ pub fn summary(event: &Event<'_>, games: usize) -> String {
 /// The table as the command prints it and `standings.txt` holds it.
 #[must_use]
 pub fn standings_text(event: &Event<'_>, results: &[GameResult], standings: &Standings) -> String {
-    format!("{}\n\n{}", summary(event, results.len()), standings.text())
+    let mut text = format!("{}\n\n{}", summary(event, results.len()), standings.text());
+    if let Some(sprt) = &event.sprt {
+        text.push('\n');
+        text.push_str(&sprt::summary(sprt, &Tally::of(results), event.paired()));
+        text.push('\n');
+    }
+    text
 }
 
 /// Writes `results.json`, `standings.txt` and `report.html` into `dir`.
@@ -68,8 +75,27 @@ struct Document<'a> {
     board: Board,
     seed: u64,
     move_time: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clock: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sprt: Option<SprtShown>,
     games: Vec<GameShown<'a>>,
     participants: Vec<ParticipantShown<'a>>,
+}
+
+#[derive(Serialize)]
+struct SprtShown {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    model: &'static str,
+    counts: &'static str,
+    llr: f64,
+    lower: f64,
+    upper: f64,
+    decision: &'static str,
+    summary: String,
 }
 
 #[derive(Serialize)]
@@ -189,6 +215,29 @@ fn json(
         board: Board { rows: event.geometry.rows(), cols: event.geometry.cols(), win: event.geometry.win() },
         seed: event.seed,
         move_time: event.move_time.as_secs_f64(),
+        clock: event.clock.map(|clock| clock.to_string()),
+        sprt: event.sprt.map(|sprt| {
+            let (tally, paired) = (Tally::of(results), event.paired());
+            let llr = tally.llr(&sprt, paired);
+            let (lower, upper) = sprt.bounds();
+            SprtShown {
+                elo0: sprt.elo0,
+                elo1: sprt.elo1,
+                alpha: sprt.alpha,
+                beta: sprt.beta,
+                model: "logistic",
+                counts: if paired { "pentanomial" } else { "trinomial" },
+                llr,
+                lower,
+                upper,
+                decision: match sprt.decide(llr) {
+                    Decision::H0 => "H0",
+                    Decision::H1 => "H1",
+                    Decision::Continue => "continue",
+                },
+                summary: sprt::summary(&sprt, &tally, paired),
+            }
+        }),
         games,
         participants,
     };
@@ -374,6 +423,8 @@ mod tests {
             marks: vec![Mark::X, Mark::O],
             seed: 0,
             move_time: Duration::from_secs(1),
+            clock: None,
+            sprt: None,
             entrants: &entrants,
             fixtures: schedule::match_games(2, 2, 0),
             openings: Vec::new(),

@@ -131,6 +131,59 @@ pub fn varied_openings(geometry: Geometry, marks: &[Mark], rounds: u64, seed: u6
     openings
 }
 
+/// `count` openings of `plies` random moves near the centre
+/// (`--openings random:N`), drawn from `seed`: each move a uniformly random
+/// free square at most `plies / 2 + 1` rows and columns from the centre
+/// (the whole board if smaller), never one that ends the game, and each
+/// opening drawn again (up to 64 times) while it repeats an earlier one.
+/// The players move in turn order, the first mark first.
+#[must_use]
+pub fn random_openings(
+    geometry: Geometry,
+    marks: &[Mark],
+    count: u64,
+    plies: u32,
+    seed: u64,
+) -> Vec<Vec<Move>> {
+    const TRIES: u64 = 64;
+    let players = marks.iter().map(|&mark| Player { mark, name: mark.to_string() }).collect();
+    let players = Players::new(players).unwrap_or_else(|_| Players::classic("X", "O"));
+    let reach = plies / 2 + 1;
+    let near = |square: crate::board::Square| {
+        let (row, col) =
+            (square.index() / u64::from(geometry.cols()), square.index() % u64::from(geometry.cols()));
+        let (centre_row, centre_col) =
+            (u64::from(geometry.rows() - 1) / 2, u64::from(geometry.cols() - 1) / 2);
+        row.abs_diff(centre_row) <= u64::from(reach) && col.abs_diff(centre_col) <= u64::from(reach)
+    };
+    let mut openings: Vec<Vec<Move>> = Vec::new();
+    let mut draw = 0u64;
+    for _ in 0..count {
+        let mut opening = Vec::new();
+        for _ in 0..TRIES {
+            opening.clear();
+            let mut game = Game::new(players.clone(), geometry, Storage::Auto);
+            for _ in 0..plies {
+                let free: Vec<Move> =
+                    game.legal_moves_of(game.next_player()).filter(|mv| near(mv.square)).collect();
+                draw += 1;
+                let Some(&mv) = free.get(index(game_seed(seed, draw), free.len())) else { break };
+                let mut after = game.clone();
+                if !after.try_play(mv).is_ok_and(|outcome| outcome.is_none()) {
+                    break;
+                }
+                game = after;
+                opening.push(mv);
+            }
+            if !openings.contains(&opening) {
+                break;
+            }
+        }
+        openings.push(opening);
+    }
+    openings
+}
+
 /// `random` reduced to an index below `len` (0 when `len` is 0).
 fn index(random: u64, len: usize) -> usize {
     usize::try_from(random % (len.max(1) as u64)).unwrap_or(0)
@@ -317,6 +370,47 @@ pub fn start(input: impl std::io::BufRead, after: Option<u64>) -> Result<Start, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The balanced 15x15 suite in fixtures/ reads as 20 legal openings of
+    /// three moves, none repeated.
+    #[test]
+    fn the_gomoku_suite_reads_as_twenty_openings() {
+        let text = include_str!("../../fixtures/openings/gomoku-15x15.txt");
+        let openings = openings(text, Geometry::new(15, 15, 5).unwrap(), &[Mark::X, Mark::O]).unwrap();
+        assert_eq!(openings.len(), 20);
+        assert!(openings.iter().all(|o| o.len() == 3));
+        for (i, o) in openings.iter().enumerate() {
+            assert!(!openings[..i].contains(o));
+        }
+    }
+
+    /// Random openings are seeded, near the centre, of the plies asked,
+    /// legal, distinct, and never end the game.
+    #[test]
+    fn random_openings_are_seeded_central_and_distinct() {
+        let geometry = Geometry::new(15, 15, 5).unwrap();
+        let marks = [Mark::X, Mark::O];
+        let openings = random_openings(geometry, &marks, 20, 4, 9);
+        assert_eq!(openings, random_openings(geometry, &marks, 20, 4, 9));
+        assert_ne!(openings, random_openings(geometry, &marks, 20, 4, 10));
+        assert_eq!(openings.len(), 20);
+        for (i, opening) in openings.iter().enumerate() {
+            assert_eq!(opening.len(), 4);
+            assert!(!openings[..i].contains(opening));
+            for (ply, mv) in opening.iter().enumerate() {
+                assert_eq!(mv.player.index(), ply % 2);
+                let (row, col) = (mv.square.index() / 15, mv.square.index() % 15);
+                assert!(row.abs_diff(7) <= 3 && col.abs_diff(7) <= 3, "{row},{col}");
+            }
+        }
+        // On 3x3 a long opening stops short of ending the game.
+        for opening in random_openings(Geometry::CLASSIC, &marks, 5, 8, 1) {
+            let mut game = Game::new(Players::classic("X", "O"), Geometry::CLASSIC, Storage::Auto);
+            for mv in opening {
+                assert_eq!(game.try_play(mv), Ok(None));
+            }
+        }
+    }
 
     fn seats(fixtures: &[Fixture]) -> Vec<Vec<usize>> {
         fixtures.iter().map(|f| f.seats.clone()).collect()

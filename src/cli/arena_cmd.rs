@@ -9,6 +9,8 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_INTERRUPTED, EXIT_SUCCESS, Shown, entrants};
+use crate::arena::game_clock::Clock;
+use crate::arena::sprt::{self, Sprt, Tally};
 use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, engines};
 use crate::arena::{report, schedule};
 use crate::board::Geometry;
@@ -31,9 +33,16 @@ pub(super) struct ArenaArgs {
 
     /// The most time a participant may take over each answer, in seconds
     /// (a bot still computing when it has passed, on a busy machine, is
-    /// given it in CPU time, up to 10 times it on the clock).
-    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = super::parse_seconds)]
-    move_time: Duration,
+    /// given it in CPU time, up to 10 times it on the clock); 1 unless
+    /// --clock is given, then BASE+INC.
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_seconds)]
+    move_time: Option<Duration>,
+
+    /// A game clock for each player, as cutechess's tc=: BASE seconds for
+    /// the whole game and INC more after each move (`60+1`, `10+0.1`);
+    /// each answer may take what is left (and at most --move-time).
+    #[arg(long, value_name = "BASE+INC", value_parser = Clock::parse)]
+    clock: Option<Clock>,
 
     /// How much longer than --move-time a bot's first answer of a game may
     /// take, in seconds: its start (a JVM's, say).
@@ -67,9 +76,16 @@ pub(super) struct Planned {
     pub players: usize,
     pub fixtures: Vec<Fixture>,
     pub openings: Vec<Vec<Move>>,
+    pub sprt: Option<Sprt>,
 }
 
 impl ArenaArgs {
+    /// Each answer's most time: --move-time, else 1 s, or with --clock
+    /// BASE+INC.
+    pub(super) fn move_time(&self) -> Duration {
+        self.move_time.unwrap_or_else(|| self.clock.map_or(Duration::from_secs(1), |c| c.base + c.increment))
+    }
+
     /// The board, refused if larger than [`MAX_SQUARES`].
     pub(super) fn geometry(&self) -> Result<Geometry, CliError> {
         fits(self.board.geometry()?)
@@ -82,6 +98,28 @@ pub(super) fn fits(geometry: Geometry) -> Result<Geometry, CliError> {
         return Err(CliError::ArenaBoard { geometry, max: MAX_SQUARES });
     }
     Ok(geometry)
+}
+
+/// What `--openings` names: a file of openings, or `random:N`, openings
+/// of N random moves near the centre.
+#[derive(Clone, Debug)]
+pub(super) enum OpeningsArg {
+    /// A file, one opening a line.
+    File(PathBuf),
+    /// Openings of this many random moves near the centre, drawn from the
+    /// seed, each played from both sides.
+    Random(u32),
+}
+
+/// Parses `--openings`: `random:N` (N from 1 to 64), else a file's path.
+pub(super) fn parse_openings(text: &str) -> Result<OpeningsArg, String> {
+    match text.strip_prefix("random:") {
+        Some(n) => match n.parse::<u32>() {
+            Ok(n) if (1..=64).contains(&n) => Ok(OpeningsArg::Random(n)),
+            _ => Err(format!("`{n}` is not a number of random moves; expected random:N with N from 1 to 64")),
+        },
+        None => Ok(OpeningsArg::File(PathBuf::from(text))),
+    }
 }
 
 /// The openings of the file `path` (`--openings`), for games of `players`
@@ -131,6 +169,10 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
             engines::check(kind, geometry, &marks)
                 .map_err(|error| CliError::EngineCannotPlay { name: arg.clone(), error })?;
         }
+        if arg.starts_with(entrants::GOMOCUP) {
+            crate::arena::gomocup::check(geometry, marks.len())
+                .map_err(|why| CliError::BrainCannotPlay { arg: text::inert(arg).into_owned(), why })?;
+        }
     }
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let limits = grade::TEST_LIMITS;
@@ -148,18 +190,26 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         geometry,
         marks,
         seed: args.seed,
-        move_time: args.move_time,
+        move_time: args.move_time(),
+        clock: args.clock,
         entrants: &entrants,
         fixtures: planned.fixtures,
         openings: planned.openings,
+        sprt: planned.sprt,
         stop: bot_workshop.as_ref().map(Workshop::stopper),
     };
     let names = event.names();
     let total = event.fixtures.len();
     let mut stderr = io::stderr();
+    let (paired, mut tally) = (event.paired(), Tally::default());
     let mut progress = |result: &GameResult| {
+        let mut line = progress_line(result, &names, total);
+        if let Some(test) = &event.sprt {
+            tally.add(result);
+            line = format!("{line}; {}", sprt::progress(test, &tally, paired));
+        }
         if !args.quiet {
-            let _ = writeln!(stderr, "{}", progress_line(result, &names, total));
+            let _ = writeln!(stderr, "{line}");
         }
     };
     let results = match event.run(args.report.as_deref(), jobs, &mut progress) {

@@ -13,7 +13,7 @@ use crate::grade::GradeError;
 use crate::sandbox::Limits;
 use crate::sandbox::{Sandbox, copy};
 use crate::workshop::language::Languages;
-use crate::workshop::recipe::Recipe;
+use crate::workshop::recipe::{Programs, Recipe};
 use crate::workshop::{self, NotBuilt, Workshop};
 
 /// How bots are made: built by a workshop (made once, when the first bot
@@ -45,27 +45,87 @@ pub(super) fn entrant(
     if let Some(kind) = EngineKind::from_name(arg) {
         return Ok(Box::new(EngineEntrant::new(kind)));
     }
+    if let Some(path) = arg.strip_prefix(GOMOCUP) {
+        let path = Path::new(path);
+        if path.is_dir() {
+            return bot(path, bots, workshop, true);
+        }
+        if path.is_file() {
+            return brain_executable(path, bots, workshop);
+        }
+        return Err(CliError::NotAParticipant { arg: arg.to_owned() });
+    }
     let dir = Path::new(arg);
     if dir.is_dir() {
-        return bot(dir, bots, workshop);
+        return bot(dir, bots, workshop, false);
     }
     Err(CliError::NotAParticipant { arg: arg.to_owned() })
+}
+
+/// How a participant that speaks the Gomocup protocol is written:
+/// `gomocup:PATH`.
+pub(super) const GOMOCUP: &str = "gomocup:";
+
+/// A Gomocup brain given as an executable: copied alone into a directory
+/// of its own, which is made runnable as a bot's (no build, its run
+/// command the executable), so it runs in the sandbox as every bot does.
+fn brain_executable(
+    path: &Path,
+    bots: &Bots<'_>,
+    workshop: &mut Option<Workshop>,
+) -> Result<Box<dyn Entrant>, CliError> {
+    let name = crate::workshop::submission_name(path);
+    let copied = tempfile::Builder::new().prefix("brain-").tempdir().and_then(|dir| {
+        std::fs::copy(path, dir.path().join("brain"))?;
+        Ok(dir)
+    });
+    let dir = match copied {
+        Ok(dir) => dir,
+        Err(e) => {
+            let why = format!("it cannot be copied: {e}");
+            return Ok(Box::new(Unbuilt::new(name, &why)));
+        }
+    };
+    let recipe = Recipe {
+        programs: Programs::Given { build: None, run: "./brain".to_owned() },
+        ..Recipe::detected(Languages::builtin())
+    };
+    made(dir.path(), &name, &recipe, bots, workshop, true)
 }
 
 /// The bot whose source is in `dir`, built as `grade` builds a
 /// submission. One that cannot be built forfeits its games, saying why
 /// (standard error says so too): one broken bot does not stop a class
 /// tournament.
-fn bot(dir: &Path, bots: &Bots<'_>, workshop: &mut Option<Workshop>) -> Result<Box<dyn Entrant>, CliError> {
+/// With `gomocup`, it speaks the Gomocup protocol.
+fn bot(
+    dir: &Path,
+    bots: &Bots<'_>,
+    workshop: &mut Option<Workshop>,
+    gomocup: bool,
+) -> Result<Box<dyn Entrant>, CliError> {
+    made(dir, &bot_name(dir), &Recipe::detected(Languages::builtin()), bots, workshop, gomocup)
+}
+
+/// The bot in `dir` named `name`, made runnable by `recipe`.
+fn made(
+    dir: &Path,
+    name: &str,
+    recipe: &Recipe,
+    bots: &Bots<'_>,
+    workshop: &mut Option<Workshop>,
+    gomocup: bool,
+) -> Result<Box<dyn Entrant>, CliError> {
     let workshop = match workshop {
         Some(workshop) => workshop,
         None => workshop.insert((bots.workshop)()?),
     };
-    let name = bot_name(dir);
-    let why = match workshop.prepare_apart(dir, &Recipe::detected(Languages::builtin())) {
+    let name = name.to_owned();
+    let why = match workshop.prepare_apart(dir, recipe) {
         Ok(mut built) => {
             built.name.clone_from(&name);
-            return Ok(Box::new(Bot::new(&built, Arc::clone(workshop.sandbox()), bots.limits, bots.startup)));
+            let bot = Bot::new(&built, Arc::clone(workshop.sandbox()), bots.limits, bots.startup);
+            return Ok(Box::new(if gomocup { bot.gomocup() } else { bot }));
         }
         Err(NotBuilt::Stopped) => "interrupted".to_owned(),
         Err(NotBuilt::Failed(failure)) => failure.message(),
@@ -154,7 +214,7 @@ mod tests {
     fn anything_else_says_what_was_expected() {
         assert_eq!(
             names(&["perfect", "no-such-dir"]).unwrap_err(),
-            "`no-such-dir` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source"
+            "`no-such-dir` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)"
         );
         // Engines are numbered apart, so only bots can share a name (two
         // directories of one name: tests/integration/bots.rs).

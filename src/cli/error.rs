@@ -175,9 +175,15 @@ pub(super) enum CliError {
     /// A match or tournament participant that is neither an engine nor a
     /// directory.
     #[error(
-        "`{arg}` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source"
+        "`{arg}` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)"
     )]
     NotAParticipant { arg: String },
+    /// `--sprt` that cannot be run.
+    #[error("--sprt: {why}")]
+    Sprt { why: String },
+    /// A Gomocup brain given for games it cannot play.
+    #[error("`{arg}` cannot play these games: {why}")]
+    BrainCannotPlay { arg: String, why: String },
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::arena_cmd::{self, ArenaArgs, Planned};
+use super::arena_cmd::{self, ArenaArgs, OpeningsArg, Planned};
 use super::{CliError, Shown, is_dash};
 use crate::arena::schedule;
+use crate::arena::sprt::Sprt;
 use crate::player::{MAX_PLAYERS, MIN_PLAYERS};
 
 pub(super) const AFTER_HELP: &str = "\
@@ -35,8 +36,29 @@ cross table. With --report DIR every game is recorded as DIR/games/NNN.txt,
 a move file `ttt-referee` referees to the same result (FORMAT.md, \"Matches
 and tournaments\"); running again with the same DIR resumes.
 
+--openings random:N draws one opening of N random moves near the centre
+(from --seed) for every two games, each played from both sides.
+
+--sprt elo0=E0 elo1=E1 alpha=A beta=B stops the match as soon as the
+sequential test decides (--games is then the most, 1000 if not given):
+fastchess's GSPRT with logistic Elo, on pairs of games when each opening is
+played from both sides (pentanomial), else on games (trinomial), from the
+first participant's side. Each game's line shows the LLR and its bounds; the
+standings end with the test's result (also in results.json).
+
+--clock BASE+INC gives each player a game clock (cutechess's tc=): BASE
+seconds for the game, INC more after each move; a forfeit on time says
+whether the move time or the game clock ran out.
+
+A participant written gomocup:PATH is a Gomocup brain (a directory built as
+a bot is, or an executable), spoken to in the Gomocup protocol, in the
+sandbox as every bot (two players, five in a row, boards 5 to 100 a side).
+
 Examples:
   ttt-referee match perfect random --games 10 --seed 1 --report out/
+  ttt-referee match bots/new bots/reference --board 15x15 --win 5 --openings random:4 \\
+      --sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 --jobs 2
+  ttt-referee match gomocup:brains/pbrain minimax --board 15x15 --win 5 --clock 10+0.1
   ttt-referee match bots/ann perfect --from report/games/ann/vs-perfect.txt --after 4";
 
 #[derive(Debug, Args)]
@@ -46,9 +68,19 @@ pub(super) struct MatchArgs {
     #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
     participants: Vec<String>,
 
-    /// How many games (with --openings or --from, from each opening).
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    games: u64,
+    /// How many games (with --openings FILE or --from, from each opening;
+    /// with --openings random:N in all, two from each opening; with --sprt
+    /// the most, 1000 if not given); 2 if not given.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    games: Option<u64>,
+
+    /// Stop as soon as a sequential probability ratio test decides whether
+    /// the first participant is stronger than the second by elo1 (H1) or
+    /// not by more than elo0 (H0): fastchess's GSPRT, logistic Elo, on
+    /// pairs of games (pentanomial) when each opening is played from both
+    /// sides, else on games; the LLR is shown after each game.
+    #[arg(long, value_name = "elo0=E0 elo1=E1 alpha=A beta=B", num_args = 1..=4)]
+    sprt: Option<Vec<String>>,
 
     /// Play every game on from the position a move file reaches (a game's
     /// record, or any move file): its board, its moves, then the seats in
@@ -61,10 +93,12 @@ pub(super) struct MatchArgs {
     #[arg(long, value_name = "N", requires = "from")]
     after: Option<u64>,
 
-    /// Openings to play from, one a line (as tournament's): --games games
-    /// from each.
-    #[arg(long, value_name = "FILE")]
-    openings: Option<PathBuf>,
+    /// Openings to play from: a file, one a line (as tournament's),
+    /// --games games from each; or random:N, openings of N random moves
+    /// near the centre drawn from --seed, one for each two games, each
+    /// played from both sides.
+    #[arg(long, value_name = "FILE|random:N", value_parser = arena_cmd::parse_openings)]
+    openings: Option<OpeningsArg>,
 
     #[command(flatten)]
     arena: ArenaArgs,
@@ -76,6 +110,16 @@ pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
     if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
         return Err(CliError::MatchPlayers { count: players });
     }
+    let sprt = match &args.sprt {
+        Some(words) => {
+            if players != 2 {
+                return Err(CliError::Sprt { why: format!("it compares two participants, not {players}") });
+            }
+            Some(Sprt::parse(words).map_err(|why| CliError::Sprt { why })?)
+        }
+        None => None,
+    };
+    let games = args.games.unwrap_or(if sprt.is_some() { 1000 } else { 2 });
     let (geometry, openings) = match (&args.from, &args.openings) {
         (Some(path), _) => {
             let start = start(path, args.after)?;
@@ -88,9 +132,23 @@ pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
             }
             (arena_cmd::fits(start.geometry)?, vec![start.moves])
         }
-        (None, Some(path)) => {
+        (None, Some(OpeningsArg::File(path))) => {
             let geometry = args.arena.geometry()?;
             (geometry, arena_cmd::openings(path, geometry, players)?)
+        }
+        (None, Some(OpeningsArg::Random(plies))) => {
+            let geometry = args.arena.geometry()?;
+            let count = games.div_ceil(players as u64);
+            let openings = schedule::random_openings(
+                geometry,
+                &arena_cmd::marks(players),
+                count,
+                *plies,
+                args.arena.seed,
+            );
+            let fixtures = schedule::match_games(players, players as u64, openings.len());
+            let planned = Planned { kind: "Match", participants, players, fixtures, openings, sprt };
+            return arena_cmd::run(&args.arena, geometry, planned);
         }
         (None, None) => (args.arena.geometry()?, Vec::new()),
     };
@@ -98,8 +156,9 @@ pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
         kind: "Match",
         participants,
         players,
-        fixtures: schedule::match_games(players, args.games, openings.len()),
+        fixtures: schedule::match_games(players, games, openings.len()),
         openings,
+        sprt,
     };
     arena_cmd::run(&args.arena, geometry, planned)
 }

@@ -56,6 +56,7 @@ impl Program for SeatedBot {
                 game: self.games,
                 seed,
                 move_time: self.move_time,
+                clock: None,
                 waiting: PEOPLE_TIME,
             };
             let joined = self.entrant.join(&setup, game.next_player().index());

@@ -2,12 +2,10 @@
 //! `--players`) playing from every side, `--rounds` times, from each
 //! opening of `--openings`.
 
-use std::path::PathBuf;
-
 use clap::Args;
 
 use super::CliError;
-use super::arena_cmd::{self, ArenaArgs, Planned};
+use super::arena_cmd::{self, ArenaArgs, OpeningsArg, Planned};
 use crate::arena::schedule;
 
 pub(super) const AFTER_HELP: &str = "\
@@ -22,6 +20,8 @@ sides. With --openings FILE each game of a round is played once from every
 opening of the file instead, from each side. An openings file holds one
 opening a line: the squares of its first moves, such as `5 1` (players in
 turn order, X first); blank lines and lines starting with # are skipped.
+With --openings random:N each round is played from an opening of N random
+moves near the centre (drawn from --seed), every pair from both sides.
 
 Games run --jobs at a time. Each is recorded the moment it ends with --report
 DIR, so an interrupted tournament loses only the games in progress: run the
@@ -45,9 +45,11 @@ pub(super) struct TournamentArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     rounds: u64,
 
-    /// Openings to play every game from, one a line (see below).
-    #[arg(long, value_name = "FILE")]
-    openings: Option<PathBuf>,
+    /// Openings to play every game from, one a line (see below); or
+    /// random:N, each round from an opening of N random moves near the
+    /// centre drawn from --seed.
+    #[arg(long, value_name = "FILE|random:N", value_parser = arena_cmd::parse_openings)]
+    openings: Option<OpeningsArg>,
 
     /// How many players each game seats, 2 to 10.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=10))]
@@ -65,7 +67,17 @@ pub(super) fn run(args: &TournamentArgs) -> Result<u8, CliError> {
         return Err(CliError::TooFewParticipants { players, count: participants.len() });
     }
     let (fixtures, openings) = match &args.openings {
-        Some(path) => {
+        Some(OpeningsArg::Random(plies)) => (
+            schedule::varied_round_robin(participants.len(), players, args.rounds),
+            schedule::random_openings(
+                geometry,
+                &arena_cmd::marks(players),
+                args.rounds,
+                *plies,
+                args.arena.seed,
+            ),
+        ),
+        Some(OpeningsArg::File(path)) => {
             let openings = arena_cmd::openings(path, geometry, players)?;
             (schedule::round_robin(participants.len(), players, args.rounds, openings.len()), openings)
         }
@@ -75,6 +87,6 @@ pub(super) fn run(args: &TournamentArgs) -> Result<u8, CliError> {
         ),
         None => (schedule::round_robin(participants.len(), players, 1, 0), Vec::new()),
     };
-    let planned = Planned { kind: "Tournament", fixtures, participants, players, openings };
+    let planned = Planned { kind: "Tournament", fixtures, participants, players, openings, sprt: None };
     arena_cmd::run(&args.arena, geometry, planned)
 }

@@ -287,6 +287,8 @@ impl<'s, 'p> Games<'s, 'p> {
             marks: vec![Mark::X, Mark::O],
             seed: self.plan.seed,
             move_time: self.plan.move_time,
+            clock: None,
+            sprt: None,
             entrants: &self.entrants,
             fixtures,
             openings: self.openings.clone(),

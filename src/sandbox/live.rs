@@ -30,6 +30,11 @@ use super::{CpuClock, Job, Run, Sandbox, SandboxError};
 /// started, say).
 const LOOK: Duration = Duration::from_millis(50);
 
+/// How long a program whose output closed is given to be over by itself
+/// (its guard's report in) before it is ended: a program that died (killed
+/// by someone else, say) must be told from one the grader ends.
+const REPORTED: Duration = Duration::from_secs(2);
+
 /// A program running in the sandbox that the grader talks with
 /// ([`Sandbox::start`]).
 #[derive(Debug)]
@@ -50,6 +55,16 @@ pub struct Session {
     closed: bool,
     /// The run, on its own thread.
     run: Option<JoinHandle<Result<Run, SandboxError>>>,
+}
+
+/// Who ended a live run's program ([`Session::end_saying`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ender {
+    /// Its run was over before the grader told it to end: it exited, or
+    /// was killed by someone other than the grader.
+    Itself,
+    /// The grader told the guard to end it (a `SIGKILL`).
+    Grader,
 }
 
 /// Why no line came from a live run, or could not be written to it.
@@ -218,7 +233,15 @@ impl Session {
     /// (what it writes meanwhile is read and dropped), ends it, and returns
     /// what became of the run: its standard error, how it ended, what it
     /// used.
-    pub fn end(mut self, grace: Duration) -> Result<Run, SandboxError> {
+    pub fn end(self, grace: Duration) -> Result<Run, SandboxError> {
+        self.end_saying(grace).map(|(run, _)| run)
+    }
+
+    /// [`Session::end`], also saying who ended the program: [`Ender::Itself`]
+    /// when its run was over before the grader told the guard to end it
+    /// (it exited, or was killed by someone else: a `SIGKILL` it ended with
+    /// was then not the grader's), [`Ender::Grader`] when the grader did.
+    pub fn end_saying(mut self, grace: Duration) -> Result<(Run, Ender), SandboxError> {
         self.input = None;
         let deadline = Instant::now() + grace;
         while !self.closed && Instant::now() < deadline {
@@ -227,10 +250,26 @@ impl Session {
                 break;
             }
         }
+        // Its output closed: a program that died is reported by its guard
+        // at once (on a busy machine, in a few hundred milliseconds: it is
+        // given at least `REPORTED`); one still running is ended then.
+        let reported = deadline.max(Instant::now() + REPORTED);
+        while self.closed
+            && Instant::now() < reported
+            && self.run.as_ref().is_some_and(|run| !run.is_finished())
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let ender =
+            if self.run.as_ref().is_none_or(JoinHandle::is_finished) { Ender::Itself } else { Ender::Grader };
         self.stop();
-        self.run.take().map_or(Err(SandboxError::Interrupted), |run| {
-            run.join().unwrap_or_else(|_| Err(SandboxError::Guard("the run's thread panicked".to_owned())))
-        })
+        self.run
+            .take()
+            .map_or(Err(SandboxError::Interrupted), |run| {
+                run.join()
+                    .unwrap_or_else(|_| Err(SandboxError::Guard("the run's thread panicked".to_owned())))
+            })
+            .map(|run| (run, ender))
     }
 
     /// Tells the guard to end the program. The FIFO stays open until the

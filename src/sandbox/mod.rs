@@ -90,7 +90,7 @@ pub use files::read_capped;
 pub use guard::guard_main;
 pub use host::Sandbox;
 pub use job::{Collect, Fault, Job, Missing, PATH, SandboxError};
-pub use live::{Session, Silence};
+pub use live::{Ender, Session, Silence};
 pub use probe::{Protection, Protections};
 pub use protocol::{GUARD_ARG, INIT_ARG, LAUNCH_ARG};
 pub use scratch::remove_all;

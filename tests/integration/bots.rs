@@ -109,6 +109,7 @@ fn every_way_to_forfeit_forfeits_for_its_own_reason() {
         ("spin", "time", "no answer within 1.5 s: it was computing ("),
         ("crash", "exited", "it exited with status 1 before the game ended"),
         ("closer", "output-closed", "it closed its standard output before the game ended"),
+        ("killed", "killed", "it was killed (SIGKILL) before the game ended, not by the referee"),
         ("hog", "limit", "it ran out of memory (512 MB)"),
     ];
     for (name, kind, detail) in cases {

@@ -14,6 +14,7 @@ mod faults;
 mod fleet;
 mod games;
 mod golden;
+mod gomocup;
 mod grader_faults;
 mod grading;
 mod hostile;

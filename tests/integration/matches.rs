@@ -211,7 +211,7 @@ fn refused(args: &[&str]) -> String {
 fn bad_input_is_an_error_saying_what_was_expected() {
     assert_eq!(
         refused(&["match", "perfect", "champion"]),
-        "ttt-referee: `champion` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source\n"
+        "ttt-referee: `champion` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)\n"
     );
     assert_eq!(
         refused(&["match", "perfect", "random", "--board", "15x15", "--win", "5"]),
