@@ -27,5 +27,6 @@ mod peers;
 mod properties;
 mod sandbox;
 mod shrinking;
+mod solver;
 mod terminal;
 mod util;
