@@ -69,6 +69,20 @@ struct Solver<'a, 'p> {
     limits: Limits<'p>,
     depth: u32,
     stopped: bool,
+    /// The root's moves in the order the next step tries them.
+    order: Vec<u32>,
+    /// The root moves the current step has proven, each with the sign of
+    /// its score (1 a win, 0 a draw, -1 a loss).
+    proven: Vec<(u32, i32)>,
+    /// A potential of 1 in units of 2^-win (`None` for a win too long for
+    /// the sums to fit a `u64`: no potential bounds then).
+    one: Option<u64>,
+}
+
+/// 2^win, if every potential of a board with lines of `win` fits a `u64`
+/// (at most 256 lines, each weighing under 2^win).
+fn unit_one(win: u32) -> Option<u64> {
+    (win <= 55).then(|| 1u64 << win)
 }
 
 /// The move for the side to move in `game`, searched within `limits`.
@@ -84,8 +98,19 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
     // big table.
     let positions = 3u64.checked_pow(free).unwrap_or(u64::MAX);
     let table = Table::new(limits.hash_mb, positions);
-    let mut solver =
-        Solver { lines: &lines, table, nodes: 0, horizon: 0, cut: 0, limits, depth: 0, stopped: false };
+    let mut solver = Solver {
+        lines: &lines,
+        table,
+        nodes: 0,
+        horizon: 0,
+        cut: 0,
+        limits,
+        depth: 0,
+        stopped: false,
+        one: unit_one(lines.win),
+        order: Vec::new(),
+        proven: Vec::new(),
+    };
 
     // Before any step: the lowest free square in centre-first order.
     let fallback = lines.centre_first.iter().copied().find(|&s| taken & (1 << s) == 0);
@@ -98,7 +123,11 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
         solver.depth = depth;
         solver.horizon = marks + depth;
         solver.cut = 0;
-        let Some((score, s)) = solver.root(mine, theirs) else { break };
+        let Some((score, s)) = solver.root(mine, theirs) else {
+            let (s, value) = solver.cut_short((best.0, best.1));
+            best = (s, value, best.2);
+            break;
+        };
         let value = match score.signum() {
             1 => Some(Value::Win),
             -1 => Some(Value::Loss),
@@ -137,6 +166,9 @@ pub(super) fn values(game: &Game, hash_mb: u32) -> Vec<(Square, Value)> {
         limits,
         depth: free,
         stopped: false,
+        one: unit_one(lines.win),
+        order: Vec::new(),
+        proven: Vec::new(),
     };
     (0..lines.cells)
         .filter(|&s| taken & (1u64 << s) == 0)
@@ -166,12 +198,14 @@ impl Solver<'_, '_> {
         let cut_before = self.cut;
         let mut scores = Vec::new();
         let mut top: Option<i32> = None;
-        for i in 0..self.lines.centre_first.len() {
-            let s = self.lines.centre_first[i];
+        self.proven.clear();
+        if self.order.is_empty() {
+            self.order = self.lines.centre_first.iter().copied().filter(|&s| taken & (1 << s) == 0).collect();
+        }
+        for i in 0..self.order.len() {
+            let s = self.order[i];
             let bit = 1u64 << s;
-            if taken & bit != 0 {
-                continue;
-            }
+            let cut_move = self.cut;
             let score = if self.lines.wins_at(mine | bit, s) {
                 self.win_score(taken.count_ones() + 1)
             } else if let Some(top) = top {
@@ -188,9 +222,20 @@ impl Solver<'_, '_> {
             if self.stopped {
                 return None;
             }
+            // A win or loss is proven at any horizon; a draw (exact here
+            // unless a win was already found) only if no horizon was met.
+            if score != 0 || (self.cut == cut_move && top.is_none_or(|top| top <= 0)) {
+                self.proven.push((s, score.signum()));
+            }
             top = Some(top.map_or(score, |top| top.max(score)));
             scores.push((score, s));
         }
+        // The next step tries the moves best first (a stable sort keeps
+        // equals in this step's order), so a step cut short has proven the
+        // likeliest moves first.
+        let mut ranked = scores.clone();
+        ranked.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+        self.order = ranked.into_iter().map(|(_, s)| s).collect();
         let top = scores.iter().map(|&(score, _)| score).max()?;
         let mut best = scores.into_iter().filter(|&(score, _)| score == top);
         // A win or loss is proven even if the step reached a horizon.
@@ -203,6 +248,37 @@ impl Solver<'_, '_> {
             }
         } else {
             best.next()
+        }
+    }
+
+    /// The move to play when the budget ran out during a step, given the
+    /// last finished step's choice `last` (its square and what it proved):
+    /// a move this step proved to win; else `last` unless this step proved
+    /// it loses or it is unproven while another move was proven to draw (a
+    /// drawn position is never given away for a guess); else the move the
+    /// last step ranked best that this step has not proven to lose.
+    fn cut_short(&self, last: (u32, Option<Value>)) -> (u32, Option<Value>) {
+        if let Some(&(s, _)) = self.proven.iter().find(|&&(_, sign)| sign > 0) {
+            return (s, Some(Value::Win));
+        }
+        if last.1.is_some() {
+            return last;
+        }
+        let sign_of = |square: u32| self.proven.iter().find(|&&(s, _)| s == square).map(|&(_, sign)| sign);
+        if sign_of(last.0) == Some(0) {
+            return last;
+        }
+        if let Some(&(s, _)) = self.proven.iter().find(|&&(_, sign)| sign == 0) {
+            return (s, None);
+        }
+        let proven_lost = |square: u32| sign_of(square).is_some_and(|sign| sign < 0);
+        if !proven_lost(last.0) {
+            return last;
+        }
+        // Every move proven lost so far: the position is lost if all are.
+        match self.order.iter().copied().find(|&s| !proven_lost(s)) {
+            Some(s) => (s, None),
+            None => (last.0, Some(Value::Loss)),
         }
     }
 
@@ -233,6 +309,49 @@ impl Solver<'_, '_> {
         self.stopped
     }
 
+    /// Whether the side to move (`mine`, the maker here) can never complete a
+    /// line, by the Erdős–Selfridge bound: its potential is `potential`
+    /// (units of 2^-win, over its live lines). After its move to a square
+    /// `x` the potential is the old one plus the weight of its live lines
+    /// through `x`; if that is below 1 whatever `x`, the opponent, then to
+    /// move, keeps it below 1 for ever by [`Self::breaker_to_move_holds`]'s
+    /// strategy. The cheap test first: below 1/2, no move can double it
+    /// past 1.
+    fn maker_to_move_fails(&self, mine: u64, theirs: u64, potential: u64) -> bool {
+        let Some(one) = self.one else { return false };
+        if potential < one / 2 {
+            return true;
+        }
+        if potential >= one {
+            return false;
+        }
+        // The weight each free square would add: the lines through it that
+        // the mover can still complete.
+        let free = self.lines.full() & !(mine | theirs);
+        let mut added = [0u64; 64];
+        for &line in &self.lines.all {
+            if line & theirs == 0 {
+                let weight = 1u64 << (line & mine).count_ones();
+                let mut cells = line & free;
+                while cells != 0 {
+                    added[cells.trailing_zeros() as usize] += weight;
+                    cells &= cells - 1;
+                }
+            }
+        }
+        added.iter().all(|&w| potential + w < one)
+    }
+
+    /// Whether the side not to move (the maker, `potential` its potential in
+    /// units of 2^-win) can never complete a line, the side to move playing
+    /// the breaker: by Erdős and Selfridge, a potential below 1 with the
+    /// breaker to move stays below 1 (each breaker move on the square of
+    /// most weight takes off at least what the maker's reply adds), and a
+    /// completed line alone weighs 1.
+    fn breaker_to_move_holds(&self, potential: u64) -> bool {
+        self.one.is_some_and(|one| potential < one)
+    }
+
     /// The score for the side to move (`mine`), whose opponent has not won.
     fn negamax(&mut self, mine: u64, theirs: u64, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
@@ -251,25 +370,32 @@ impl Solver<'_, '_> {
         let (mut threats, mut mine_live, mut theirs_live) = (0u64, 0u64, 0u64);
         // Squares that make a threat, or stop one being made: tried first.
         let mut hot = 0u64;
+        // Each side's Erdős–Selfridge potential, in units of 2^-win: a live
+        // line holding `j` of its marks weighs 2^j.
+        let (mut mine_potential, mut theirs_potential) = (0u64, 0u64);
         for &line in &self.lines.all {
             let (a, b) = (line & mine, line & theirs);
             if b == 0 {
-                if a.count_ones() == near {
+                let j = a.count_ones();
+                if j == near {
                     return self.win_score(marks + 1);
                 }
-                if a.count_ones() + 1 == near {
+                if j + 1 == near {
                     hot |= line;
                 }
                 mine_live |= line;
+                mine_potential += 1 << j;
             }
             if a == 0 {
-                if b.count_ones() == near {
+                let j = b.count_ones();
+                if j == near {
                     threats |= line & !theirs;
                 }
-                if b.count_ones() + 1 == near {
+                if j + 1 == near {
                     hot |= line;
                 }
                 theirs_live |= line;
+                theirs_potential += 1 << j;
             }
         }
         if threats.count_ones() >= 2 {
@@ -280,15 +406,21 @@ impl Solver<'_, '_> {
             // No line can be completed by anyone: a draw, however play goes.
             return 0;
         }
+        let mine_cannot_win = mine_live == 0 || self.maker_to_move_fails(mine, theirs, mine_potential);
+        let theirs_cannot_win = theirs_live == 0 || self.breaker_to_move_holds(theirs_potential);
+        if mine_cannot_win && theirs_cannot_win {
+            // Neither side can ever complete a line: a draw.
+            return 0;
+        }
         if marks >= self.horizon {
             self.cut += 1;
             return 0;
         }
 
-        // No score can beat a win on the next move but one; a side with no
-        // line left to complete cannot win at all.
+        // No score can beat a win on the next move but one; a side that
+        // cannot complete a line cannot win at all.
         let mut ceiling = self.win_score(marks + 3).max(0);
-        if mine_live == 0 {
+        if mine_cannot_win {
             ceiling = 0;
         }
         if beta > ceiling {
@@ -297,7 +429,7 @@ impl Solver<'_, '_> {
                 return beta;
             }
         }
-        if theirs_live == 0 && alpha < 0 {
+        if theirs_cannot_win && alpha < 0 {
             alpha = 0;
             if alpha >= beta {
                 return alpha;
@@ -405,7 +537,19 @@ mod tests {
             ties: None,
         };
         let table = Table::new(megabytes, u64::MAX);
-        Solver { lines, table, nodes: 0, horizon: u32::MAX, cut: 0, limits, depth: 0, stopped: false }
+        Solver {
+            lines,
+            table,
+            nodes: 0,
+            horizon: u32::MAX,
+            cut: 0,
+            limits,
+            depth: 0,
+            stopped: false,
+            one: unit_one(lines.win),
+            order: Vec::new(),
+            proven: Vec::new(),
+        }
     }
 
     /// The exact score by plain negamax over every free square: no pruning,
@@ -517,6 +661,56 @@ mod tests {
         }
         // Wins, draws and losses were all compared.
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), [-1, 0, 1]);
+    }
+
+    /// A step cut short never gives a drawn position away for a guess: a
+    /// move it proved to draw beats the last step's unproven choice, a move
+    /// it proved to win beats everything, and a move it proved lost is
+    /// never played while another is not.
+    #[test]
+    fn a_step_cut_short_plays_what_it_proved() {
+        let lines = Lines::new(Geometry::new(4, 4, 4).unwrap());
+        let mut solver = solver(&lines, 1);
+        solver.order = vec![5, 6, 9, 10];
+        // The last step chose 5 (unproven); this one proved 5 loses and 9 draws.
+        solver.proven = vec![(5, -1), (9, 0)];
+        assert_eq!(solver.cut_short((5, None)), (9, None));
+        // Proved 5 draws: it stays.
+        solver.proven = vec![(5, 0), (9, 0)];
+        assert_eq!(solver.cut_short((5, None)), (5, None));
+        // Proved 5 loses and nothing else: the next best-ranked move.
+        solver.proven = vec![(5, -1)];
+        assert_eq!(solver.cut_short((5, None)), (6, None));
+        // Nothing proved: the last step's choice.
+        solver.proven = vec![];
+        assert_eq!(solver.cut_short((5, None)), (5, None));
+        // A proved win wins.
+        solver.proven = vec![(5, 0), (10, 1)];
+        assert_eq!(solver.cut_short((5, None)), (10, Some(Value::Win)));
+    }
+
+    /// The potential bounds: 5 × 5 with 5 in a row (12 lines, each weighing
+    /// 2^-5: 3/8 < 1/2) and 5 × 6 with 6 (five lines) are draws at the root,
+    /// searching one position; on 6 × 6 with 5 (32 lines: a potential of 1)
+    /// the bound alone proves nothing at the root.
+    #[test]
+    fn potential_bounds_prove_draws_at_the_root() {
+        for (rows, cols, win) in [(5, 5, 5), (5, 6, 6)] {
+            let lines = Lines::new(Geometry::new(rows, cols, win).unwrap());
+            let mut solver = solver(&lines, 1);
+            assert_eq!(solver.negamax(0, 0, -i32::MAX, i32::MAX), 0);
+            assert_eq!(solver.nodes, 1, "{rows}x{cols} k={win}");
+        }
+        let lines = Lines::new(Geometry::new(6, 6, 5).unwrap());
+        let solver = solver(&lines, 1);
+        assert!(!solver.maker_to_move_fails(0, 0, 32));
+        assert!(!solver.breaker_to_move_holds(32));
+        assert!(solver.breaker_to_move_holds(31));
+        // The mover's bound counts what its best square adds: at most 7
+        // lines (of weight 1 here) pass through one square of 6 × 6.
+        assert!(!solver.maker_to_move_fails(0, 0, 32));
+        assert!(solver.maker_to_move_fails(0, 0, 24));
+        assert!(!solver.maker_to_move_fails(0, 0, 25));
     }
 
     /// With random ties, `perfect` plays every move it proves best, one

@@ -1,6 +1,9 @@
-//! The perfect player's transposition table: a fixed number of two-entry
-//! buckets sized from megabytes, as chess engines bound theirs with a Hash
-//! option, so a search of any length stays within the memory it was given.
+//! The perfect player's transposition table: two-entry buckets, at most as
+//! many as the megabytes given allow (as chess engines bound theirs with a
+//! Hash option), so a search of any length stays within the memory it was
+//! given. The table starts small and doubles when half its slots are full,
+//! up to that bound: a search that meets few positions (a small board) uses
+//! a few MiB, not the whole budget.
 //!
 //! Each entry keeps the whole position (both bitboards), so a hit is never
 //! another position's. A bucket's first entry keeps the result of the most
@@ -70,30 +73,77 @@ impl Entry {
     }
 }
 
-/// A fixed-size table of positions (as canonical bitboard pairs) and what
-/// the search learnt about them.
+/// The buckets a table starts with (48 KiB): it doubles from there.
+const FIRST_BUCKETS: usize = 1 << 10;
+
+/// A table of positions (as canonical bitboard pairs) and what the search
+/// learnt about them, growing on demand up to a bound.
 pub(super) struct Table {
     /// Two slots per bucket; a slot is `[mine, theirs, data]`, all zero when
     /// empty.
     slots: Vec<[u64; 3]>,
     buckets: u64,
+    /// The most buckets the table may grow to.
+    most: usize,
+    /// Slots in use.
+    used: usize,
 }
 
 impl Table {
     /// A table of at most `megabytes` MiB, and of no more buckets than
-    /// `positions` (the most positions the search can meet) needs. If the
-    /// memory cannot be had, a smaller table.
+    /// `positions` (the most positions the search can meet) needs. It starts
+    /// small and grows as it fills; if memory cannot be had, it stops growing.
     pub(super) fn new(megabytes: u32, positions: u64) -> Table {
         let by_memory = (usize::try_from(megabytes).unwrap_or(usize::MAX).saturating_mul(1 << 20)
             / (2 * ENTRY_BYTES))
             .max(1);
-        let mut buckets = by_memory.min(usize::try_from(positions.div_ceil(2)).unwrap_or(usize::MAX)).max(1);
+        let most = by_memory.min(usize::try_from(positions.div_ceil(2)).unwrap_or(usize::MAX)).max(1);
+        let buckets = most.min(FIRST_BUCKETS);
+        let mut table = Table { slots: Vec::new(), buckets: 0, most, used: 0 };
+        if !table.allocate(buckets) {
+            table.allocate(1);
+        }
+        table
+    }
+
+    /// Replaces the slots with `buckets` empty buckets; false (and nothing
+    /// changed) if the memory cannot be had.
+    fn allocate(&mut self, buckets: usize) -> bool {
         let mut slots = Vec::new();
-        while slots.try_reserve_exact(2 * buckets).is_err() && buckets > 1 {
-            buckets /= 2;
+        if slots.try_reserve_exact(2 * buckets).is_err() {
+            return false;
         }
         slots.resize(2 * buckets, [0; 3]);
-        Table { slots, buckets: buckets as u64 }
+        self.slots = slots;
+        self.buckets = buckets as u64;
+        self.used = 0;
+        true
+    }
+
+    /// Doubles the table (up to its bound) and puts every entry back.
+    fn grow(&mut self) {
+        let buckets = (self.slots.len()).min(self.most);
+        let old = std::mem::take(&mut self.slots);
+        if !self.allocate(buckets) {
+            // No more memory: keep the table as it is, and stop growing.
+            self.slots = old;
+            self.most = usize::try_from(self.buckets).unwrap_or(usize::MAX);
+            self.used = self.slots.iter().filter(|slot| slot[2] != 0).count();
+            return;
+        }
+        for slot in old.into_iter().filter(|slot| slot[2] != 0) {
+            let b = self.bucket((slot[0], slot[1]));
+            if let Some(free) = self.slots[b..b + 2].iter_mut().find(|s| s[2] == 0) {
+                *free = slot;
+                self.used += 1;
+            }
+        }
+    }
+
+    /// The memory the slots take, in bytes.
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> usize {
+        self.slots.len() * ENTRY_BYTES
     }
 
     /// The bucket of `key`'s first slot.
@@ -129,7 +179,15 @@ impl Table {
                 return;
             }
         }
+        if self.used * 2 >= self.slots.len() && self.slots.len() / 2 < self.most {
+            self.grow();
+            return self.put(key, entry, horizon);
+        }
         let first = self.slots[b];
+        let second_empty = self.slots[b + 1][2] == 0;
+        if first[2] == 0 || second_empty {
+            self.used += 1;
+        }
         let keep_first = first[2] != 0 && {
             let old = Entry::unpack(first[2]);
             let stale = old.step.is_some_and(|step| step != horizon);
@@ -158,6 +216,28 @@ mod tests {
         ] {
             assert_eq!(Entry::unpack(entry.pack()), entry);
         }
+    }
+
+    #[test]
+    fn a_table_starts_small_and_grows_up_to_its_bound() {
+        let entry = |work| Entry { score: 1, bound: Bound::Exact, step: None, best: None, work };
+        let mut table = Table::new(256, u64::MAX);
+        assert!(table.bytes() <= 1 << 20, "{}", table.bytes());
+        for i in 1..=20_000u64 {
+            table.put((i, 0), entry(1), 0);
+        }
+        // Grown to hold most of them (a third key in one bucket pushes one
+        // out: 16,260 kept when written).
+        let kept = (1..=20_000u64).filter(|&i| table.get((i, 0)).is_some()).count();
+        assert!(kept > 15_000, "{kept}");
+        assert!(table.bytes() <= 4 << 20, "{}", table.bytes());
+        // A 1 MiB table stops growing at 1 MiB.
+        let mut small = Table::new(1, u64::MAX);
+        for i in 1..=100_000u64 {
+            small.put((i, 0), entry(1), 0);
+        }
+        assert!(small.bytes() <= 1 << 20 && small.bytes() > 1 << 19, "{}", small.bytes());
+        assert!(small.get((100_000, 0)).is_some());
     }
 
     #[test]

@@ -29,5 +29,6 @@ mod peers;
 mod properties;
 mod sandbox;
 mod shrinking;
+mod solver;
 mod terminal;
 mod util;
