@@ -414,6 +414,11 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "K", requires = "play")]
     win: Option<u32>,
 
+    /// With --play: which lines win, K or more in a row or exactly K (an
+    /// overline does not win; vs-perfect cannot run under it).
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = crate::board::WinRule::AtLeast, requires = "play")]
+    rule: crate::board::WinRule,
+
     /// With --play: the share of games against uniformly random play it
     /// must win, as X and as O, in percent (`80,55`: a perfect player wins
     /// at least 83% as X and 57% as O on 3x3; GUIDE.md). Worked out
@@ -428,7 +433,7 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     games: u64,
 
-    /// With --play: a test of its own against an engine (minimax or rules),
+    /// With --play: a test of its own against an engine (strong, minimax or rules),
     /// named `vs-ENGINE`, as X and as O: its share of points (a win 1, a
     /// draw ½) must reach the bar, in percent (40,40 unless given as
     /// `rules=60,40`: a bot that draws every game scores 50%); games
@@ -520,7 +525,9 @@ impl PlanArgs {
         let play = &self.play;
         let (rows, cols) = play.board.unwrap_or((3, 3));
         let win = play.win.unwrap_or_else(|| rows.max(cols).min(3));
-        let geometry = Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })?;
+        let geometry = Geometry::new(rows, cols, win)
+            .map(|g| g.with_rule(play.rule))
+            .map_err(|_| CliError::Board { rows, cols, win })?;
         crate::arena::engines::check(EngineKind::Random, geometry, &[Mark::X, Mark::O])
             .map_err(|error| CliError::EngineCannotPlay { name: "random".to_owned(), error })?;
         let mut program = self.program(seed)?;
@@ -535,7 +542,8 @@ impl PlanArgs {
             move_time: play.move_time,
             startup: play.startup,
             seed,
-        })
+        }
+        .strong_where_perfect_cannot())
     }
 
     /// Whole programs: the tests read and answered, the commands given or
@@ -638,12 +646,15 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         let g = play.geometry;
         let _ = writeln!(
             io::stderr(),
-            "ttt-referee: warning: --board {}x{}: vs-perfect cannot run (perfect plays boards of up to {} \
-             squares; this one has {}): each bot is graded on vs-random and legal",
+            "ttt-referee: warning: --board {}x{}{}: vs-perfect cannot run (perfect plays boards of up to {} \
+             squares, K or more in a row winning; this one has {}): vs-strong plays in its place, and \
+             sampled tests play at most {} games a side",
             g.rows(),
             g.cols(),
+            if g.rule() == crate::board::WinRule::Exact { " --rule exact" } else { "" },
             crate::engine::MAX_CELLS,
-            g.cells()
+            g.cells(),
+            crate::grade::plan::BIG_BOARD_GAMES
         );
     }
     if let (Some(seed), None) = (plan.seed, args.plan.seed) {
@@ -748,11 +759,11 @@ fn parse_versus(text: &str) -> Result<(EngineKind, [f64; 2]), String> {
         None => (text, [0.4, 0.4]),
     };
     match EngineKind::from_name(name) {
-        Some(EngineKind::Perfect | EngineKind::Random) => {
-            Err(format!("vs-{name} is a test already (--bar sets vs-random's bar); choose minimax or rules"))
-        }
+        Some(EngineKind::Perfect | EngineKind::Random) => Err(format!(
+            "vs-{name} is a test already (--bar sets vs-random's bar); choose strong, minimax or rules"
+        )),
         Some(engine) => Ok((engine, bars)),
-        None => Err(format!("`{name}` is not an engine: expected minimax or rules")),
+        None => Err(format!("`{name}` is not an engine: expected strong, minimax or rules")),
     }
 }
 

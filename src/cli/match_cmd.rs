@@ -86,7 +86,7 @@ pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
                     seats: players,
                 });
             }
-            (arena_cmd::fits(start.geometry)?, vec![start.moves])
+            (arena_cmd::fits(start.geometry.with_rule(args.arena.rule()))?, vec![start.moves])
         }
         (None, Some(path)) => {
             let geometry = args.arena.geometry()?;

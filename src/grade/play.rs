@@ -428,7 +428,7 @@ impl<'s, 'p> Games<'s, 'p> {
         loop {
             let open: Vec<usize> = (0..2)
                 .filter(|&seat| {
-                    sampled.games[seat] < self.plan.games
+                    sampled.games[seat] < self.plan.sampled_games()
                         && sprt[seat].decide(sampled.score[seat], sampled.games[seat]) == Decision::Undecided
                 })
                 .collect();
@@ -438,7 +438,7 @@ impl<'s, 'p> Games<'s, 'p> {
             let mut fixtures = Vec::new();
             let mut number = self.next();
             for &seat in &open {
-                for _ in 0..BATCH.min(self.plan.games - sampled.games[seat]) {
+                for _ in 0..BATCH.min(self.plan.sampled_games() - sampled.games[seat]) {
                     let seats = if seat == 0 { vec![BOT, opponent] } else { vec![opponent, BOT] };
                     fixtures.push(Fixture { number, seats, opening: None });
                     number += 1;
