@@ -544,6 +544,33 @@ mod tests {
     }
 
     #[test]
+    fn an_overline_wins_only_under_the_default_rule() {
+        let x = PlayerId::new(0);
+        for storage in [Storage::Dense, Storage::Sparse] {
+            for (rule, overline_wins) in [(WinRule::AtLeast, true), (WinRule::Exact, false)] {
+                let g = Geometry::new(1, 9, 4).unwrap().with_rule(rule);
+                let mut b = Board::new(g, storage);
+                // X X _ X X: the gap makes five, one past four.
+                for c in [0, 1, 3, 4] {
+                    b.set(g.square(0, c).unwrap(), x);
+                }
+                let gap = g.square(0, 2).unwrap();
+                assert_eq!(b.would_win(gap, x), overline_wins, "{rule:?}");
+                // X X X X at columns 5..=8 after an empty 4th... exactly four wins either way.
+                let mut b = Board::new(g, storage);
+                for c in [5, 6, 7] {
+                    b.set(g.square(0, c).unwrap(), x);
+                }
+                assert!(b.would_win(g.square(0, 8).unwrap(), x), "{rule:?}");
+                b.set(g.square(0, 8).unwrap(), x);
+                assert!(b.wins_through(g.square(0, 6).unwrap(), x));
+                b.set(g.square(0, 4).unwrap(), x);
+                assert_eq!(b.wins_through(g.square(0, 6).unwrap(), x), overline_wins, "{rule:?}");
+            }
+        }
+    }
+
+    #[test]
     fn runs_are_counted_through_a_square_in_both_storages() {
         let x = PlayerId::new(0);
         for storage in [Storage::Dense, Storage::Sparse] {

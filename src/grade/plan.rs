@@ -118,7 +118,7 @@ pub struct Versus {
 /// `vs-strong`'s bar by default, as X and as O: the share of points a bot
 /// must score against `strong` where it replaces `vs-perfect` (GUIDE.md
 /// says why this much).
-pub const STRONG_BARS: [f64; 2] = [0.1, 0.1];
+pub const STRONG_BARS: [f64; 2] = [0.25, 0.0];
 
 /// The most games a sampled test plays a side on a board `perfect` cannot
 /// play (a game there is tens of moves, each of them an engine's search).

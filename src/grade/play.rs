@@ -623,7 +623,7 @@ fn versus_test(
         side(1),
         percent(bars[0]),
         percent(bars[1]),
-        play.games
+        play.sampled_games()
     );
     let passed = sampled.passed(bars);
     if passed.iter().all(|&p| p) {
