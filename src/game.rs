@@ -282,7 +282,9 @@ mod tests {
             let g = Geometry::new(5, 5, 3).unwrap().with_rule(rule);
             let mut game = Game::new(Players::classic("a", "b"), g, Storage::Auto);
             // X at 1, 2, 4, 5 of the top row (O elsewhere), then 3 makes five.
-            for (l, s) in [("X", "1"), ("O", "11"), ("X", "2"), ("O", "13"), ("X", "4"), ("O", "25"), ("X", "5")] {
+            for (l, s) in
+                [("X", "1"), ("O", "11"), ("X", "2"), ("O", "13"), ("X", "4"), ("O", "25"), ("X", "5")]
+            {
                 game.play(l, s).unwrap();
             }
             game.play("O", "23").unwrap();

@@ -21,8 +21,10 @@
 //!
 //! The search is bounded by a count of positions derived from the move time
 //! ([`NODES_PER_MS`]), not by the clock, so the same position and seed give
-//! the same move on any machine and a record's games replay; the clock stops
-//! it only as a backstop, on a machine far slower than the count assumes.
+//! the same move on any machine, however busy, and a record's games replay;
+//! the clock stops it only as a backstop, at [`BACKSTOP`] times the move
+//! time (as a bot still computing is given up to ten times its move time on
+//! the clock), on a machine far slower or busier than the count assumes.
 //! The seed breaks ties among the first moves tried.
 //!
 //! Any size: the engine copies the marks (not the board) into a region around
@@ -51,6 +53,10 @@ use crate::game::Game;
 /// within its time even on a busy machine.
 pub const NODES_PER_MS: u64 = 60;
 
+/// How many move times of the clock a search may take before it stops
+/// short of its count.
+const BACKSTOP: u32 = 10;
+
 /// The move time a search without a limit (`hint`) is sized for.
 const DEFAULT_TIME: Duration = Duration::from_secs(1);
 
@@ -75,14 +81,22 @@ const DIRS: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (-1, 1)];
 /// Why a search stopped before it finished.
 struct OutOfBudget;
 
+/// What a stored value is: the value, or a bound on it.
+#[derive(Clone, Copy, Default)]
+enum Bound {
+    #[default]
+    Exact,
+    Lower,
+    Upper,
+}
+
 /// A transposition table entry.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
     value: i64,
     depth: i32,
-    /// 0 exact, 1 lower bound, 2 upper bound.
-    bound: u8,
+    bound: Bound,
     best: u32,
 }
 
@@ -474,10 +488,10 @@ impl Search {
         if entry.key == self.position.key {
             if entry.depth >= depth {
                 match entry.bound {
-                    0 => return Ok(entry.value),
-                    1 if entry.value >= beta => return Ok(entry.value),
-                    2 if entry.value <= alpha => return Ok(entry.value),
-                    _ => {}
+                    Bound::Exact => return Ok(entry.value),
+                    Bound::Lower if entry.value >= beta => return Ok(entry.value),
+                    Bound::Upper if entry.value <= alpha => return Ok(entry.value),
+                    Bound::Lower | Bound::Upper => {}
                 }
             }
             if let Some(at) = moves.iter().position(|&m| m as u32 == entry.best) {
@@ -502,11 +516,11 @@ impl Search {
             }
         }
         let bound = if best <= start_alpha {
-            2
+            Bound::Upper
         } else if best >= beta {
-            1
+            Bound::Lower
         } else {
-            0
+            Bound::Exact
         };
         self.table[slot] =
             Entry { key: self.position.key, value: best, depth, bound, best: best_move as u32 };
@@ -564,7 +578,7 @@ pub(super) fn choose(game: &Game, time: Option<Duration>, rng: &mut ChaCha8Rng) 
         position,
         nodes: 0,
         budget,
-        deadline: Some(Instant::now() + time),
+        deadline: Some(Instant::now() + time.saturating_mul(BACKSTOP)),
         table: vec![Entry::default(); TABLE_SIZE],
     };
     // The seed orders moves of equal urgency.
