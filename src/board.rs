@@ -19,12 +19,46 @@ pub const AUTO_DENSE_LIMIT: u64 = 1 << 24;
 /// must be sparse.
 pub const MAX_DENSE_CELLS: u64 = 1 << 32;
 
-/// A board's shape and winning line length: `rows × cols`, `win` in a row.
+/// Which lines win: `win` or more in a row (the default, tic-tac-toe's and
+/// freestyle gomoku's), or exactly `win` (Gomocup's "standard" rule, where an
+/// overline of `win + 1` or more does not win).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WinRule {
+    /// `win` or more in a row win.
+    #[default]
+    AtLeast,
+    /// Exactly `win` in a row win; a longer run does not.
+    Exact,
+}
+
+impl WinRule {
+    /// `at-least` or `exact`, as the command line and records write it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            WinRule::AtLeast => "at-least",
+            WinRule::Exact => "exact",
+        }
+    }
+
+    /// Whether a run of `run` marks wins when `win` in a row are needed.
+    #[must_use]
+    pub fn wins(self, run: u32, win: u32) -> bool {
+        match self {
+            WinRule::AtLeast => run >= win,
+            WinRule::Exact => run == win,
+        }
+    }
+}
+
+/// A board's shape and winning line length: `rows × cols`, `win` in a row,
+/// under a [`WinRule`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Geometry {
     rows: u32,
     cols: u32,
     win: u32,
+    rule: WinRule,
 }
 
 /// Why a geometry is not playable.
@@ -38,7 +72,7 @@ pub enum GeometryError {
 
 impl Geometry {
     /// The classic board: 3 × 3, three in a row.
-    pub const CLASSIC: Geometry = Geometry { rows: 3, cols: 3, win: 3 };
+    pub const CLASSIC: Geometry = Geometry { rows: 3, cols: 3, win: 3, rule: WinRule::AtLeast };
 
     /// A `rows × cols` board where `win` in a row wins.
     ///
@@ -52,7 +86,20 @@ impl Geometry {
         if !(1..=rows.max(cols)).contains(&win) {
             return Err(GeometryError::Win);
         }
-        Ok(Geometry { rows, cols, win })
+        Ok(Geometry { rows, cols, win, rule: WinRule::AtLeast })
+    }
+
+    /// The same board under `rule` (a new geometry wins with `win` or more).
+    #[must_use]
+    pub fn with_rule(mut self, rule: WinRule) -> Geometry {
+        self.rule = rule;
+        self
+    }
+
+    /// Which lines win.
+    #[must_use]
+    pub fn rule(self) -> WinRule {
+        self.rule
     }
 
     /// Number of rows.
@@ -308,6 +355,26 @@ impl Board {
         self.filled == self.geometry.cells()
     }
 
+    /// Every marked square and who holds it, in ascending order of square:
+    /// a scan of the board when dense, of the marks alone when sparse (so a
+    /// huge board costs what its moves do).
+    #[must_use]
+    pub fn marks(&self) -> Vec<(Square, PlayerId)> {
+        match &self.cells {
+            Cells::Dense(cells) => (0u64..)
+                .zip(cells)
+                .filter_map(|(i, &cell)| {
+                    cell.checked_sub(1).map(|p| (Square(i), PlayerId::new(usize::from(p))))
+                })
+                .collect(),
+            Cells::Sparse(cells) => {
+                let mut marks: Vec<_> = cells.iter().map(|(&i, &p)| (Square(i), p)).collect();
+                marks.sort_unstable_by_key(|&(square, _)| square);
+                marks
+            }
+        }
+    }
+
     /// Who holds the square at `row`, `col`; `None` when empty or off the board.
     #[must_use]
     pub fn at(&self, row: u32, col: u32) -> Option<PlayerId> {
@@ -337,8 +404,9 @@ impl Board {
     /// How many of `player`'s marks stand in an unbroken line through `square`
     /// along `direction`, counting `square` itself; 0 if `square` is not theirs.
     ///
-    /// Counting stops at the winning length, so the cost is O(win), never
-    /// O(board).
+    /// Counting stops at the winning length (one past it under
+    /// [`WinRule::Exact`], which must see an overline), so the cost is
+    /// O(win), never O(board).
     #[must_use]
     pub fn run_through(&self, square: Square, direction: Direction, player: PlayerId) -> u32 {
         if self.get(square) == Some(player) { self.run_if_placed(square, direction, player) } else { 0 }
@@ -348,12 +416,13 @@ impl Board {
     /// whoever holds it now.
     fn run_if_placed(&self, square: Square, direction: Direction, player: PlayerId) -> u32 {
         let win = self.geometry.win;
+        let most = if self.geometry.rule == WinRule::Exact { win.saturating_add(1) } else { win };
         let (row, col) = self.geometry.coords(square);
         let (dr, dc) = direction.step();
         let mut count = 1;
         for sign in [1, -1] {
             let (mut r, mut c) = (i64::from(row), i64::from(col));
-            while count < win {
+            while count < most {
                 r += sign * dr;
                 c += sign * dc;
                 let on_board = u32::try_from(r).ok().zip(u32::try_from(c).ok());
@@ -369,13 +438,14 @@ impl Board {
     /// Whether `player` would complete a winning line by taking `square`.
     #[must_use]
     pub fn would_win(&self, square: Square, player: PlayerId) -> bool {
-        Direction::ALL.into_iter().any(|d| self.run_if_placed(square, d, player) >= self.geometry.win)
+        let g = self.geometry;
+        Direction::ALL.into_iter().any(|d| g.rule.wins(self.run_if_placed(square, d, player), g.win))
     }
 
     /// Whether `player` has a winning line through `square` along `direction`.
     #[must_use]
     pub fn wins_along(&self, square: Square, direction: Direction, player: PlayerId) -> bool {
-        self.run_through(square, direction, player) >= self.geometry.win
+        self.geometry.rule.wins(self.run_through(square, direction, player), self.geometry.win)
     }
 
     /// Whether `player` has a winning line through `square` in any direction.
@@ -471,6 +541,33 @@ mod tests {
         assert_eq!(s.number(), 3 * 7 + 7);
         assert_eq!(g.coords(s), (3, 6));
         assert_eq!(g.square(5, 0), None);
+    }
+
+    #[test]
+    fn an_overline_wins_only_under_the_default_rule() {
+        let x = PlayerId::new(0);
+        for storage in [Storage::Dense, Storage::Sparse] {
+            for (rule, overline_wins) in [(WinRule::AtLeast, true), (WinRule::Exact, false)] {
+                let g = Geometry::new(1, 9, 4).unwrap().with_rule(rule);
+                let mut b = Board::new(g, storage);
+                // X X _ X X: the gap makes five, one past four.
+                for c in [0, 1, 3, 4] {
+                    b.set(g.square(0, c).unwrap(), x);
+                }
+                let gap = g.square(0, 2).unwrap();
+                assert_eq!(b.would_win(gap, x), overline_wins, "{rule:?}");
+                // X X X X at columns 5..=8 after an empty 4th... exactly four wins either way.
+                let mut b = Board::new(g, storage);
+                for c in [5, 6, 7] {
+                    b.set(g.square(0, c).unwrap(), x);
+                }
+                assert!(b.would_win(g.square(0, 8).unwrap(), x), "{rule:?}");
+                b.set(g.square(0, 8).unwrap(), x);
+                assert!(b.wins_through(g.square(0, 6).unwrap(), x));
+                b.set(g.square(0, 4).unwrap(), x);
+                assert_eq!(b.wins_through(g.square(0, 6).unwrap(), x), overline_wins, "{rule:?}");
+            }
+        }
     }
 
     #[test]

@@ -276,6 +276,25 @@ mod tests {
     }
 
     #[test]
+    fn an_overline_does_not_end_the_game_under_the_exact_rule() {
+        use crate::board::WinRule;
+        for (rule, ends) in [(WinRule::AtLeast, true), (WinRule::Exact, false)] {
+            let g = Geometry::new(5, 5, 3).unwrap().with_rule(rule);
+            let mut game = Game::new(Players::classic("a", "b"), g, Storage::Auto);
+            // X at 1, 2, 4, 5 of the top row (O elsewhere), then 3 makes five.
+            for (l, s) in
+                [("X", "1"), ("O", "11"), ("X", "2"), ("O", "13"), ("X", "4"), ("O", "25"), ("X", "5")]
+            {
+                game.play(l, s).unwrap();
+            }
+            game.play("O", "23").unwrap();
+            assert_eq!(game.outcome(), None);
+            game.play("X", "3").unwrap();
+            assert_eq!(game.outcome().is_some(), ends, "{rule:?}");
+        }
+    }
+
+    #[test]
     fn wins_and_cat_end_the_game() {
         let mut g = classic();
         for (l, s) in [("X", "1"), ("O", "4"), ("X", "2"), ("O", "5")] {

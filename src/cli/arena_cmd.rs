@@ -90,6 +90,11 @@ impl ArenaArgs {
     pub(super) fn geometry(&self) -> Result<Geometry, CliError> {
         fits(self.board.geometry()?)
     }
+
+    /// Which lines win (`--rule`), for a board a start file gives.
+    pub(super) fn rule(&self) -> crate::board::WinRule {
+        self.board.rule
+    }
 }
 
 /// `geometry`, refused if larger than [`MAX_SQUARES`].

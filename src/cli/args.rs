@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::error::CliError;
-use crate::board::{Geometry, Storage};
+use crate::board::{Geometry, Storage, WinRule};
 use crate::check;
 use crate::referee::{Format, Options};
 use crate::render::Style;
@@ -85,13 +85,22 @@ pub(super) struct BoardArgs {
     /// Marks in a row to win (default 3, or the longer side if smaller).
     #[arg(long, value_name = "K")]
     pub(super) win: Option<u32>,
+
+    /// Which lines win: K or more in a row, or exactly K (an overline does
+    /// not win: Gomocup's "standard" rule).
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = WinRule::AtLeast)]
+    pub(super) rule: WinRule,
 }
 
 impl BoardArgs {
     pub(super) fn geometry(&self) -> Result<Geometry, CliError> {
         let (rows, cols) = self.board.unwrap_or((3, 3));
         let win = self.win.unwrap_or_else(|| rows.max(cols).min(3));
-        Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })
+        Geometry::new(rows, cols, win).map(|g| g.with_rule(self.rule)).map_err(|_| CliError::Board {
+            rows,
+            cols,
+            win,
+        })
     }
 }
 

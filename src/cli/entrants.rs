@@ -214,7 +214,7 @@ mod tests {
     fn anything_else_says_what_was_expected() {
         assert_eq!(
             names(&["perfect", "no-such-dir"]).unwrap_err(),
-            "`no-such-dir` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)"
+            "`no-such-dir` is not a participant: expected an engine (perfect, strong, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)"
         );
         // Engines are numbered apart, so only bots can share a name (two
         // directories of one name: tests/integration/bots.rs).

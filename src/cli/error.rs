@@ -108,6 +108,10 @@ pub(super) enum CliError {
     /// `play --board`/`--win` with a profile that asks for the board itself.
     #[error("--board and --win do not apply to a profile that asks for the board itself; leave them out")]
     BoardWithProfile { profile: Profile },
+    /// `--rule exact` where the games made are move files, which do not
+    /// record the rule (`gen`): they would be refereed K-or-more.
+    #[error("--rule exact does not apply to {command}: a move file does not record the rule; leave it out")]
+    RuleNotRecorded { command: &'static str },
     /// `play --x`/`--o` with a profile that asks who plays each side.
     #[error("--x and --o do not apply to a profile that asks who plays each side; leave them out")]
     SidesWithProfile { profile: Profile },
@@ -175,7 +179,7 @@ pub(super) enum CliError {
     /// A match or tournament participant that is neither an engine nor a
     /// directory.
     #[error(
-        "`{arg}` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)"
+        "`{arg}` is not a participant: expected an engine (perfect, strong, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)"
     )]
     NotAParticipant { arg: String },
     /// `--sprt` that cannot be run.

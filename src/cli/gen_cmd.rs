@@ -106,6 +106,9 @@ impl From<Within> for Guarantees {
 
 pub(super) fn run(args: &GenArgs) -> Result<u8, CliError> {
     let geometry = args.board.geometry()?;
+    if geometry.rule() != crate::board::WinRule::AtLeast {
+        return Err(CliError::RuleNotRecorded { command: "gen" });
+    }
     let options = GenOptions {
         seed: args.seed,
         geometry,

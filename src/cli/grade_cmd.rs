@@ -422,6 +422,11 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "K", requires = "play")]
     win: Option<u32>,
 
+    /// With --play: which lines win, K or more in a row or exactly K (an
+    /// overline does not win; vs-perfect cannot run under it).
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = crate::board::WinRule::AtLeast, requires = "play")]
+    rule: crate::board::WinRule,
+
     /// With --play: the share of games against uniformly random play it
     /// must win, as X and as O, in percent (`80,55`, the default: a perfect
     /// player wins at least 83% as X and 57% as O on 3x3; GUIDE.md). Worked
@@ -436,7 +441,7 @@ pub(super) struct PlayArgs {
     #[arg(long, value_name = "N", value_parser = parse_games)]
     games: Option<u64>,
 
-    /// With --play: a test of its own against an engine (minimax or rules)
+    /// With --play: a test of its own against an engine (strong, minimax or rules)
     /// or a reference bot's directory (built once, run as the students'
     /// are), named `vs-ENGINE` or `vs-DIRNAME`, as X and as O: its share of
     /// points (a win 1, a draw ½) must reach the bar, in percent (40,40
@@ -541,7 +546,9 @@ impl PlanArgs {
             s.parse::<u32>().map_err(|_| format!("`{s}` is not a number of marks in a row"))
         })?;
         let win = win.unwrap_or_else(|| rows.max(cols).min(3));
-        let geometry = Geometry::new(rows, cols, win).map_err(|_| CliError::Board { rows, cols, win })?;
+        let geometry = Geometry::new(rows, cols, win)
+            .map(|g| g.with_rule(play.rule))
+            .map_err(|_| CliError::Board { rows, cols, win })?;
         crate::arena::engines::check(EngineKind::Random, geometry, &[Mark::X, Mark::O])
             .map_err(|error| CliError::EngineCannotPlay { name: "random".to_owned(), error })?;
         let mut program = self.program(seed)?;
@@ -572,7 +579,8 @@ impl PlanArgs {
             startup: setting(play.startup, &config, "startup", super::parse_seconds)?
                 .unwrap_or(Duration::from_secs(5)),
             seed,
-        })
+        }
+        .strong_where_perfect_cannot())
     }
 
     /// Whole programs: the tests read and answered, the commands given or
@@ -696,12 +704,15 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         let g = play.geometry;
         let _ = writeln!(
             io::stderr(),
-            "ttt-referee: warning: --board {}x{}: vs-perfect cannot run (perfect plays boards of up to {} \
-             squares; this one has {}): each bot is graded on vs-random and legal",
+            "ttt-referee: warning: --board {}x{}{}: vs-perfect cannot run (perfect plays boards of up to {} \
+             squares, K or more in a row winning; this one has {}): vs-strong plays in its place, and \
+             sampled tests play at most {} games a side",
             g.rows(),
             g.cols(),
+            if g.rule() == crate::board::WinRule::Exact { " --rule exact" } else { "" },
             crate::engine::MAX_CELLS,
-            g.cells()
+            g.cells(),
+            crate::grade::plan::BIG_BOARD_GAMES
         );
     }
     if let (Some(seed), None) = (plan.seed, args.plan.seed) {

@@ -14,7 +14,7 @@ use crate::arena::sprt::Sprt;
 use crate::player::{MAX_PLAYERS, MIN_PLAYERS};
 
 pub(super) const AFTER_HELP: &str = "\
-A participant is an engine (perfect, minimax, rules or random) or a directory
+A participant is an engine (perfect, strong, minimax, rules or random) or a directory
 holding a bot's source. With two participants they take turns moving first;
 with more, every game seats them all, the first mover rotating. A forfeit (a
 taken square, one off the board, an answer that is not a number, out of time,
@@ -63,7 +63,7 @@ Examples:
 
 #[derive(Debug, Args)]
 pub(super) struct MatchArgs {
-    /// The participants: engines (perfect, minimax, rules, random) or bot
+    /// The participants: engines (perfect, strong, minimax, rules, random) or bot
     /// directories; two or more, one a seat.
     #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
     participants: Vec<String>,
@@ -130,7 +130,7 @@ pub(super) fn run(args: &MatchArgs) -> Result<u8, CliError> {
                     seats: players,
                 });
             }
-            (arena_cmd::fits(start.geometry)?, vec![start.moves])
+            (arena_cmd::fits(start.geometry.with_rule(args.arena.rule()))?, vec![start.moves])
         }
         (None, Some(OpeningsArg::File(path))) => {
             let geometry = args.arena.geometry()?;

@@ -9,7 +9,7 @@ use super::arena_cmd::{self, ArenaArgs, OpeningsArg, Planned};
 use crate::arena::schedule;
 
 pub(super) const AFTER_HELP: &str = "\
-A participant is an engine (perfect, minimax, rules or random) or a directory
+A participant is an engine (perfect, strong, minimax, rules or random) or a directory
 holding a bot's source. Each round, every pair plays twice, each moving first
 once; with --players N every group of N plays once in each rotation of its
 seats. The first round starts from the empty board, and each later one from
@@ -34,7 +34,7 @@ Example:
 
 #[derive(Debug, Args)]
 pub(super) struct TournamentArgs {
-    /// The participants: engines (perfect, minimax, rules, random) or bot
+    /// The participants: engines (perfect, strong, minimax, rules, random) or bot
     /// directories; at least two.
     #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
     participants: Vec<String>,

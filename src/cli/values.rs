@@ -29,6 +29,12 @@ value_enum!(crate::engine::EngineKind {
     Minimax => "minimax": "depth-limited minimax exactly as URI CSC 212 Deep Dive 4 writes it (MAX_DEPTH 5)",
     Perfect => "perfect": "a full solver: never loses, wins fastest, loses slowest",
     Random => "random": "a uniformly random legal move (seeded)",
+    Strong => "strong": "a gomoku player for any board: threat search and pattern-scored alpha-beta within the move time",
+});
+
+value_enum!(crate::board::WinRule {
+    AtLeast => "at-least": "K or more in a row win (tic-tac-toe's rule, freestyle gomoku's)",
+    Exact => "exact": "exactly K in a row win; an overline does not (Gomocup's standard rule)",
 });
 
 value_enum!(crate::board::Storage {
@@ -78,6 +84,7 @@ impl ValueEnum for crate::play::Side {
             Side::Engine(EngineKind::Rules),
             Side::Engine(EngineKind::Minimax),
             Side::Engine(EngineKind::Perfect),
+            Side::Engine(EngineKind::Strong),
             Side::Engine(EngineKind::Random),
         ]
     }

@@ -1,5 +1,6 @@
 //! Computer players: `rules` (the Smalltalk exercise's strategy), `minimax` (URI CSC 212 Deep Dive 4's
-//! depth-limited search, move for move), `perfect` (a full solver) and
+//! depth-limited search, move for move), `perfect` (a full solver, up to 64
+//! squares), `strong` (a gomoku player for boards of any size) and
 //! `random` (any legal move, uniformly: the weakest opponent, for matches).
 //!
 //! Every engine is deterministic given its seed: the same position and seed
@@ -10,6 +11,7 @@ mod minimax;
 mod perfect;
 mod random;
 pub mod rules;
+mod strong;
 mod table;
 mod value;
 
@@ -43,15 +45,18 @@ pub enum EngineKind {
     Perfect,
     /// A uniformly random legal move: the baseline every bot should beat.
     Random,
+    /// A threat-space and alpha-beta gomoku player for boards of any size:
+    /// the opponent where `perfect` cannot play.
+    Strong,
 }
 
 impl EngineKind {
     /// Every engine, in the order help texts list them.
-    pub const ALL: [EngineKind; 4] =
-        [EngineKind::Perfect, EngineKind::Minimax, EngineKind::Rules, EngineKind::Random];
+    pub const ALL: [EngineKind; 5] =
+        [EngineKind::Perfect, EngineKind::Strong, EngineKind::Minimax, EngineKind::Rules, EngineKind::Random];
 
     /// The engine's name on the command line and in records: `perfect`,
-    /// `minimax`, `rules` or `random`.
+    /// `strong`, `minimax`, `rules` or `random`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -59,6 +64,7 @@ impl EngineKind {
             EngineKind::Minimax => "minimax",
             EngineKind::Perfect => "perfect",
             EngineKind::Random => "random",
+            EngineKind::Strong => "strong",
         }
     }
 
@@ -90,6 +96,9 @@ pub enum EngineError {
     /// The search engines play two-player games only.
     #[error("the {0} engine plays two-player games only")]
     TwoPlayersOnly(&'static str),
+    /// The engine cannot honour the exact rule.
+    #[error("the {0} engine plays only the rule where K or more in a row win, not --rule exact")]
+    ExactRule(&'static str),
     /// The board is too big for the engine.
     #[error("the {engine} engine plays boards of up to {max} squares; this one has {cells}")]
     BoardTooBig {
@@ -179,6 +188,8 @@ impl Engine {
     /// Limits each `perfect` choice to `limit` of search (`None`: search until
     /// the value is proven). When time runs out the engine plays the best
     /// move of the deepest step it finished, and says the value is unknown.
+    /// `strong` searches as many positions as `limit` is worth (a second's
+    /// with `None`; see its module).
     #[must_use]
     pub fn time_limit(mut self, limit: Option<Duration>) -> Engine {
         self.time_limit = limit;
@@ -210,6 +221,10 @@ impl Engine {
             EngineKind::Random => {
                 Choice { square: random::choose(game, &mut self.rng), value: None, search: None }
             }
+            EngineKind::Strong => {
+                let (square, _) = strong::choose(game, self.time_limit, &mut self.rng);
+                Choice { square, value: None, search: None }
+            }
             EngineKind::Perfect => {
                 let started = Instant::now();
                 let limits = perfect::Limits {
@@ -240,9 +255,16 @@ impl Engine {
         let max = match self.kind {
             EngineKind::Rules | EngineKind::Minimax | EngineKind::Random => SCAN_MAX_CELLS,
             EngineKind::Perfect => MAX_CELLS,
+            EngineKind::Strong => u64::MAX,
         };
         if cells > max {
             return Err(EngineError::BoardTooBig { engine: name, max, cells });
+        }
+        if self.kind == EngineKind::Perfect && game.board().geometry().rule() == crate::board::WinRule::Exact
+        {
+            // Its bitboard lines are runs of exactly K squares: an overline
+            // holds one, so it would count an overline as a win.
+            return Err(EngineError::ExactRule(name));
         }
         let any_players = matches!(self.kind, EngineKind::Rules | EngineKind::Random);
         if !any_players && game.players().len() != 2 {

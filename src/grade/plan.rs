@@ -127,11 +127,43 @@ pub enum Opponent {
     Bot(std::path::PathBuf),
 }
 
+/// `vs-strong`'s bar by default, as X and as O: the share of points a bot
+/// must score against `strong` where it replaces `vs-perfect` (GUIDE.md
+/// says why this much).
+pub const STRONG_BARS: [f64; 2] = [0.25, 0.0];
+
+/// The most games a sampled test plays a side on a board `perfect` cannot
+/// play (a game there is tens of moves, each of them an engine's search).
+pub const BIG_BOARD_GAMES: u64 = 20;
+
 impl PlayPlan {
-    /// Whether `perfect` can play the board, and so `vs-perfect` be run.
+    /// Whether `perfect` can play the board, and so `vs-perfect` be run:
+    /// at most 64 squares, K or more in a row winning.
     #[must_use]
     pub fn perfect_plays(&self) -> bool {
         self.geometry.cells() <= crate::engine::MAX_CELLS
+            && self.geometry.rule() == crate::board::WinRule::AtLeast
+    }
+
+    /// Where `perfect` cannot play, a `vs-strong` test first among the
+    /// TA's (at [`STRONG_BARS`]) unless the TA asked for one.
+    #[must_use]
+    pub fn strong_where_perfect_cannot(mut self) -> PlayPlan {
+        let strong = crate::engine::EngineKind::Strong;
+        if !self.perfect_plays() && self.versus.iter().all(|v| v.opponent != Opponent::Engine(strong)) {
+            self.versus.insert(
+                0,
+                Versus { test: "vs-strong", opponent: Opponent::Engine(strong), bars: STRONG_BARS },
+            );
+        }
+        self
+    }
+
+    /// The most games a sampled test plays a side: [`PlayPlan::games`],
+    /// at most [`BIG_BOARD_GAMES`] where `perfect` cannot play.
+    #[must_use]
+    pub fn sampled_games(&self) -> u64 {
+        if self.perfect_plays() { self.games } else { self.games.min(BIG_BOARD_GAMES) }
     }
 
     /// The tests of each bot, in report order: all of [`PLAY_TESTS`] (but

@@ -457,7 +457,7 @@ impl<'s, 'p> Games<'s, 'p> {
             }
             let open: Vec<usize> = (0..2)
                 .filter(|&seat| {
-                    sampled.games[seat] < self.plan.games
+                    sampled.games[seat] < self.plan.sampled_games()
                         && sprt[seat].decide(sampled.score[seat], sampled.games[seat]) == Decision::Undecided
                 })
                 .collect();
@@ -467,7 +467,7 @@ impl<'s, 'p> Games<'s, 'p> {
             let mut fixtures = Vec::new();
             let mut number = self.next();
             for &seat in &open {
-                for _ in 0..BATCH.min(self.plan.games - sampled.games[seat]) {
+                for _ in 0..BATCH.min(self.plan.sampled_games() - sampled.games[seat]) {
                     let seats = if seat == 0 { vec![BOT, opponent] } else { vec![opponent, BOT] };
                     fixtures.push(Fixture { number, seats, opening: None });
                     number += 1;
@@ -669,7 +669,7 @@ fn versus_test(
         side(1),
         percent(bars[0]),
         percent(bars[1]),
-        play.games
+        play.sampled_games()
     );
     let passed = sampled.passed(bars);
     if passed.iter().all(|&p| p) {

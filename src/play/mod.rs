@@ -51,8 +51,8 @@ pub enum Side {
 }
 
 impl Side {
-    /// Parses `human`, or an engine's name: `rules`, `minimax`, `perfect`
-    /// or `random`.
+    /// Parses `human`, or an engine's name: `rules`, `minimax`, `perfect`,
+    /// `strong` or `random`.
     ///
     /// # Errors
     /// A message naming the accepted values.
@@ -60,7 +60,7 @@ impl Side {
         match text {
             "human" => Ok(Side::Human),
             _ => EngineKind::from_name(text).map(Side::Engine).ok_or_else(|| {
-                format!("`{text}` is not a player; expected human, rules, minimax, perfect or random")
+                format!("`{text}` is not a player; expected human, rules, minimax, perfect, strong or random")
             }),
         }
     }
@@ -73,6 +73,7 @@ impl Side {
             Side::Engine(EngineKind::Minimax) => "Minimax Engine",
             Side::Engine(EngineKind::Perfect) => "Perfect Engine",
             Side::Engine(EngineKind::Random) => "Random Engine",
+            Side::Engine(EngineKind::Strong) => "Strong Engine",
             // The program's own name replaces it once it is seated.
             Side::Program => "Program",
         }

@@ -211,7 +211,7 @@ fn refused(args: &[&str]) -> String {
 fn bad_input_is_an_error_saying_what_was_expected() {
     assert_eq!(
         refused(&["match", "perfect", "champion"]),
-        "ttt-referee: `champion` is not a participant: expected an engine (perfect, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)\n"
+        "ttt-referee: `champion` is not a participant: expected an engine (perfect, strong, minimax, rules or random) or a directory holding a bot's source, or gomocup:PATH (a Gomocup brain's directory or executable)\n"
     );
     assert_eq!(
         refused(&["match", "perfect", "random", "--board", "15x15", "--win", "5"]),
@@ -477,4 +477,46 @@ fn each_later_round_starts_from_an_opening_of_its_own() {
     assert!(games[1].starts_with("X\t1 "), "{games:?}");
     assert_eq!(run("4", "b"), games, "the same seed, the same openings");
     assert_ne!(run("5", "c")[2..], games[2..], "another seed, other openings");
+}
+
+/// A standings row's fields after the rank and name: games, wins, draws,
+/// losses, ...
+fn standing(stdout: &str, name: &str) -> Vec<String> {
+    let row = stdout
+        .lines()
+        .find(|line| line.split_whitespace().nth(1) == Some(name))
+        .unwrap_or_else(|| panic!("no standings row for {name}:\n{stdout}"));
+    row.split_whitespace().skip(2).map(str::to_owned).collect()
+}
+
+#[test]
+fn strong_beats_random_in_every_game_on_nine_by_nine() {
+    let out = referee()
+        .args(["match", "strong", "random", "--board", "9x9", "--win", "5", "--games", "6", "--seed", "38"])
+        .args(["--move-time", "0.2", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let strong = standing(&stdout, "strong");
+    assert_eq!(strong[..4], ["6", "6", "0", "0"], "{stdout}");
+}
+
+#[test]
+fn the_exact_rule_is_refused_by_perfect_and_played_by_the_others() {
+    let out = referee()
+        .args(["match", "perfect", "random", "--board", "4x4", "--win", "3", "--rule", "exact"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("perfect") && stderr.contains("--rule exact"), "{stderr}");
+    for engine in ["strong", "rules", "random", "minimax"] {
+        let out = referee()
+            .args(["match", engine, "random", "--board", "7x7", "--win", "4", "--rule", "exact", "-q"])
+            .args(["--games", "2", "--seed", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{engine}: {}", text(&out.stderr));
+    }
 }
