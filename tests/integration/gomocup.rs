@@ -187,7 +187,7 @@ fn sprt_stops_a_lopsided_match_as_soon_as_it_decides() {
         "beta=0.05",
     ]);
     let games = json["games"].as_array().unwrap().len();
-    assert!(games < 400 && games >= 2, "{games}");
+    assert!((2..400).contains(&games), "{games}");
     assert!(stderr.lines().all(|l| l.contains("; LLR ")), "{stderr}");
     assert_eq!(json["sprt"]["decision"], "H1", "{}", json["sprt"]);
     assert_eq!(json["sprt"]["counts"], "pentanomial");
