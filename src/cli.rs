@@ -231,6 +231,13 @@ where
 }
 
 fn finish(status: Result<u8, CliError>) -> ExitCode {
+    // A signal is ending the process, and removing what it was writing may
+    // be why this failed: the signal's thread ends it, with its status.
+    if crate::output::ending() {
+        loop {
+            std::thread::park();
+        }
+    }
     match status {
         Ok(code) => ExitCode::from(code),
         Err(CliError::BrokenPipe) => ExitCode::from(EXIT_SUCCESS),

@@ -75,7 +75,19 @@ impl Drop for Listed {
 /// signal handler that ends the process on Ctrl-C, SIGTERM or SIGHUP,
 /// which skips every destructor. Best effort.
 pub fn remove_temporaries() {
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     remove_listed(|_| true);
+}
+
+/// Set once [`remove_temporaries`] is called: the process is ending on a
+/// signal.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the process is ending on a signal ([`remove_temporaries`] was
+/// called): a failure to write then is the removal's doing, not news.
+#[must_use]
+pub fn ending() -> bool {
+    ENDING.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Removes the temporaries listed that `which` picks; returns how many.
@@ -89,7 +101,9 @@ fn remove_listed(which: impl Fn(&Path) -> bool) -> usize {
     picked
         .iter()
         .filter(|path| match fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_dir() => fs::remove_dir_all(path).is_ok(),
+            // A writer still at work may add a file as the directory is
+            // emptied: tried again a few times.
+            Ok(meta) if meta.is_dir() => (0..5).any(|_| fs::remove_dir_all(path).is_ok()),
             Ok(_) => fs::remove_file(path).is_ok(),
             Err(_) => false,
         })

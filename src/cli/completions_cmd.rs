@@ -212,7 +212,7 @@ mod tests {
         let script = script(Shell::Fish, Cli::command());
         assert!(script.contains("    or return 0\n"), "{script}");
         assert!(
-            script.contains("    if set -q argv[1]; and contains -- $argv[1] check hint play match tournament gen grade merge autograder completions manpage help\n"),
+            script.contains("    if set -q argv[1]; and contains -- $argv[1] check hint play match tournament brain gen grade merge autograder completions manpage help\n"),
             "{script}"
         );
         assert!(

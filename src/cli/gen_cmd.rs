@@ -202,8 +202,11 @@ impl Staging {
         let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
         for n in 0..1000 {
             let path = parent.join(format!(".ttt-referee-gen-{}-{n}.tmp", std::process::id()));
+            // Listed before it exists: a signal the moment it is made still
+            // finds it to remove.
+            let listed = Listed::new(&path);
             match fs::create_dir(&path) {
-                Ok(()) => return Ok(Staging { _listed: Listed::new(&path), path }),
+                Ok(()) => return Ok(Staging { _listed: listed, path }),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
                 Err(e) => return Err(CliError::write(&path, e)),
             }

@@ -714,8 +714,9 @@ fn grade_play_on_a_big_board_says_vs_perfect_cannot_run_and_runs_the_others() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains(
-            "ttt-referee: warning: --board 9x9: vs-perfect cannot run (perfect plays boards of up to 64 squares; \
-             this one has 81): each bot is graded on vs-random and legal\n"
+            "ttt-referee: warning: --board 9x9: vs-perfect cannot run (perfect plays boards of up to 64 squares, K \
+             or more in a row winning; this one has 81): vs-strong plays in its place, and sampled tests play at \
+             most 20 games a side\n"
         ),
         "{stderr}"
     );
@@ -723,7 +724,7 @@ fn grade_play_on_a_big_board_says_vs_perfect_cannot_run_and_runs_the_others() {
         serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
     let tests = json["submissions"][0]["tests"].as_array().unwrap();
     let names: Vec<&str> = tests.iter().map(|t| t["test"].as_str().unwrap()).collect();
-    assert_eq!(names, ["vs-random", "legal"], "{stderr}");
+    assert_eq!(names, ["vs-random", "vs-strong", "legal"], "{stderr}");
     let detail = tests[0]["detail"].as_str().unwrap();
     assert!(
         detail.starts_with(
@@ -762,13 +763,13 @@ fn grade_play_adds_a_test_against_an_engine_the_ta_chooses() {
         (
             &["--versus", "random"][..],
             "error: invalid value 'random' for '--versus <OPPONENT[=X,O]>': vs-random is a test already (--bar sets \
-             vs-random's bar); choose another engine (minimax, rules) or a bot's directory\n\nFor more information, \
+             vs-random's bar); choose another engine (strong, minimax, rules) or a bot's directory\n\nFor more information, \
              try '--help'.\n",
         ),
         (
             &["--versus", "deep-blue"][..],
             "error: invalid value 'deep-blue' for '--versus <OPPONENT[=X,O]>': `deep-blue` is neither an engine \
-             (minimax, rules) nor a reference bot's directory\n\nFor more information, try '--help'.\n",
+             (strong, minimax, rules) nor a reference bot's directory\n\nFor more information, try '--help'.\n",
         ),
         (
             &["--versus", "rules", "--versus", "rules=1,1"][..],

@@ -763,11 +763,11 @@ fn fish_completes_subcommands_options_and_every_value_list() {
     assert_eq!(fish_completes("ttt-referee a.txt --sty").unwrap(), ["--style"]);
     assert_eq!(
         fish_completes("ttt-referee play --x ").unwrap(),
-        ["human", "minimax", "perfect", "random", "rules"]
+        ["human", "minimax", "perfect", "random", "rules", "strong"]
     );
     assert_eq!(
         fish_completes("ttt-referee play --o ").unwrap(),
-        ["human", "minimax", "perfect", "random", "rules"]
+        ["human", "minimax", "perfect", "random", "rules", "strong"]
     );
     assert_eq!(fish_completes("ttt-referee grade --hea").unwrap(), ["--header"]);
     assert_eq!(fish_completes("ttt-referee gr").unwrap(), ["grade"]);

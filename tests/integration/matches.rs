@@ -104,7 +104,7 @@ fn a_tournament_reports_every_game_and_participant_and_its_records_referee_to_th
         // Points in halves: exact.
         let half_points = (p["points"].as_f64().unwrap() * 2.0).round();
         assert_eq!(format!("{half_points}"), (2 * w + d).to_string(), "{p}");
-        assert_eq!(p["forfeits"].as_object().unwrap().len(), 7);
+        assert_eq!(p["forfeits"].as_object().unwrap().len(), 8);
         assert!(p["forfeits"].as_object().unwrap().values().all(|n| n == 0));
         let elo = &p["elo"];
         assert_eq!(elo.is_null(), 2 * w + d == 0 || 2 * w + d == 12, "{p}");
