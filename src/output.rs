@@ -154,14 +154,24 @@ impl Staged {
         };
         let mut builder = tempfile::Builder::new();
         builder.prefix(".ttt-referee-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // As a plain File::create would: 0666 less the umask.
-            builder.permissions(fs::Permissions::from_mode(0o666));
-        }
-        let temp = builder.tempfile_in(dir)?;
-        let listed = Listed::new(temp.path());
+        // Listed before it exists, so a signal the moment it is made still
+        // finds it to remove; a name taken by another is unlisted at once.
+        let mut listed = None;
+        let temp = builder.make_in(dir, |path| {
+            let entry = Listed::new(path);
+            let mut options = fs::OpenOptions::new();
+            options.read(true).write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                // As a plain File::create would: 0666 less the umask.
+                options.mode(0o666);
+            }
+            let file = options.open(path)?;
+            listed = Some(entry);
+            Ok(file)
+        })?;
+        let listed = listed.unwrap_or_else(|| Listed::new(temp.path()));
         Ok(Staged {
             inner: Inner::File {
                 temp: BufWriter::with_capacity(64 << 10, temp),
