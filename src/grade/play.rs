@@ -70,6 +70,8 @@ const BOT: usize = 0;
 const PERFECT: usize = 1;
 const EVERY: usize = 2;
 const RANDOM: usize = 3;
+/// The first `--versus` opponent; the others follow in the plan's order.
+const VERSUS: usize = 4;
 
 /// One game of a bot's tests, as the arena played and recorded it.
 struct Game {
@@ -429,7 +431,7 @@ impl<'s, 'p> Games<'s, 'p> {
     /// counted.
     fn versus(&mut self, i: usize) -> Result<Sampled, EventError> {
         let versus = &self.plan.versus[i];
-        self.sample(versus.test, 4 + i, versus.bars, true)
+        self.sample(versus.test, VERSUS + i, versus.bars, true)
     }
 
     /// Sampled games of `test` against `opponent`, [`BATCH`] a side at a
@@ -448,7 +450,7 @@ impl<'s, 'p> Games<'s, 'p> {
         // A forfeit of the opponent's judges the bot only where the opponent
         // is an engine; a reference bot's own failure voids its test.
         let reference = matches!(
-            self.plan.versus.get(opponent.wrapping_sub(4)).map(|v| &v.opponent),
+            opponent.checked_sub(VERSUS).and_then(|i| self.plan.versus.get(i)).map(|v| &v.opponent),
             Some(Opponent::Bot(_))
         );
         loop {
