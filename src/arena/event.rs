@@ -21,6 +21,7 @@ use super::record::{self, Heading, Mismatch, Recorded};
 use super::result::GameResult;
 use super::schedule::Fixture;
 pub use super::schedule::game_seed;
+use super::seal::{self, RecordKey};
 use super::sprt::{Decision, Sprt, Tally};
 
 /// The largest record read back on a resumed run, in bytes: one of a game
@@ -50,11 +51,47 @@ pub struct Event<'a> {
     /// A match's sequential test: no game starts once it has decided
     /// (those under way finish and are recorded).
     pub sprt: Option<Sprt>,
+    /// The key each record is sealed with as it is written, and a record
+    /// read back on a resumed run must be sealed with
+    /// ([`seal`](super::seal)): any other record's game is played again.
+    pub key: RecordKey,
     /// Once set (Ctrl-C), no game starts, and a game under way is not
     /// recorded (its bots were killed mid-game): the event ends with
     /// [`EventError::Interrupted`], and a run with the same report
     /// directory resumes it.
     pub stop: Option<std::sync::Arc<AtomicBool>>,
+}
+
+/// What [`Event::run`] tells as it goes.
+#[derive(Debug)]
+pub enum Progress<'r> {
+    /// A game ended, or was read back from its record.
+    Game(&'r GameResult),
+    /// A record in the report directory is not trusted, so its game is
+    /// played again (and the record and its seal replaced).
+    Distrusted {
+        /// The record's file.
+        path: &'r Path,
+        /// The game it records.
+        number: u64,
+        /// Why it is not trusted.
+        why: &'r Distrust,
+    },
+}
+
+/// Why a record read back is not trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum Distrust {
+    /// It has no seal beside it.
+    #[error("it has no seal ({}): it was not recorded whole by this tool", .0.display())]
+    Unsealed(PathBuf),
+    /// Its seal is not this key's seal of its bytes.
+    #[error("its seal does not match: it was edited, or recorded with another key")]
+    Broken,
+    /// An engine it names would not play a move it claims (a record of an
+    /// older version, whose engines played otherwise).
+    #[error("{0}")]
+    Replayed(Mismatch),
 }
 
 /// Why a match or tournament could not be run through.
@@ -163,7 +200,7 @@ impl Event<'_> {
         &self,
         report: Option<&Path>,
         jobs: usize,
-        progress: &mut dyn FnMut(&GameResult),
+        progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Vec<GameResult>, EventError> {
         let mut results = Vec::with_capacity(self.fixtures.len());
         let mut todo = Vec::new();
@@ -183,13 +220,17 @@ impl Event<'_> {
             std::fs::create_dir_all(&games).map_err(|source| EventError::Write { path: games, source })?;
         }
         for fixture in &self.fixtures {
-            match report.map(|dir| self.resume(dir, fixture)).transpose()?.flatten() {
-                Some(result) => {
+            match report.map(|dir| self.resume(dir, fixture)).transpose()? {
+                Some(Resumed::Trusted(result)) => {
                     count(&result);
-                    progress(&result);
+                    progress(Progress::Game(&result));
                     results.push(result);
                 }
-                None => todo.push(fixture),
+                Some(Resumed::Distrusted { path, why }) => {
+                    progress(Progress::Distrusted { path: &path, number: fixture.number, why: &why });
+                    todo.push(fixture);
+                }
+                Some(Resumed::Absent) | None => todo.push(fixture),
             }
         }
         let next = AtomicUsize::new(0);
@@ -222,7 +263,7 @@ impl Event<'_> {
                 match result {
                     Ok(result) => {
                         count(&result);
-                        progress(&result);
+                        progress(Progress::Game(&result));
                         results.push(result);
                     }
                     Err(error) => {
@@ -282,6 +323,14 @@ impl Event<'_> {
                 let path = dir.join(&relative);
                 let text =
                     self.heading(fixture).write(&played.moves, played.refused.as_deref(), &played.ending);
+                // The seal first: a run killed between the two leaves a
+                // record with no seal or an old one, and its game is played
+                // again.
+                let sealed = seal::seal_path(&path);
+                output::write_whole(&sealed, Durability::Renamed, |out| {
+                    io::Write::write_all(out, self.key.seal(text.as_bytes()).as_bytes())
+                })
+                .map_err(|source| EventError::Write { path: sealed, source })?;
                 output::write_whole(&path, Durability::Renamed, |out| {
                     io::Write::write_all(out, text.as_bytes())
                 })
@@ -302,20 +351,22 @@ impl Event<'_> {
         })
     }
 
-    /// `fixture`'s game read back from its record in `dir`, if it has one.
-    fn resume(&self, dir: &Path, fixture: &Fixture) -> Result<Option<GameResult>, EventError> {
+    /// `fixture`'s game read back from its record in `dir`, if it has one
+    /// that is trusted: sealed with this event's key (else it is
+    /// [`Resumed::Distrusted`]), and its engines' moves what they play
+    /// again.
+    fn resume(&self, dir: &Path, fixture: &Fixture) -> Result<Resumed, EventError> {
         let relative = self.record_path(fixture.number);
         let path = dir.join(&relative);
-        let bytes = match std::fs::File::open(&path) {
-            Ok(file) => {
-                let mut bytes = Vec::new();
-                io::Read::read_to_end(&mut io::Read::take(file, MAX_RECORD), &mut bytes)
-                    .map_err(|source| EventError::Read { path: path.clone(), source })?;
-                bytes
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(EventError::Read { path, source }),
-        };
+        let Some(bytes) = read_bounded(&path)? else { return Ok(Resumed::Absent) };
+        let sealed = seal::seal_path(&path);
+        let distrusted = |why: Distrust| Ok(Resumed::Distrusted { path: path.clone(), why });
+        let Some(seal) = read_bounded(&sealed)? else { return distrusted(Distrust::Unsealed(sealed)) };
+        if !self.key.verifies(&bytes, &String::from_utf8_lossy(&seal)) {
+            return distrusted(Distrust::Broken);
+        }
+        // Sealed by this key, so written by this tool: a record that is
+        // not this game's is of another event the user ran here.
         let foreign = |why: Mismatch| EventError::Foreign {
             path: path.clone(),
             number: fixture.number,
@@ -324,8 +375,10 @@ impl Event<'_> {
         };
         let text = String::from_utf8(bytes).map_err(|_| foreign(Mismatch::new("it is not UTF-8 text")))?;
         let recorded = record::read(&text, &self.heading(fixture), self.opening(fixture)).map_err(foreign)?;
-        self.replay_engines(fixture, &recorded).map_err(foreign)?;
-        Ok(Some(GameResult {
+        if let Err(why) = self.replay_engines(fixture, &recorded) {
+            return distrusted(Distrust::Replayed(why));
+        }
+        Ok(Resumed::Trusted(GameResult {
             number: fixture.number,
             seats: fixture.seats.clone(),
             marks: self.marks.clone(),
@@ -335,6 +388,36 @@ impl Event<'_> {
             stderr: None,
             resumed: true,
         }))
+    }
+}
+
+/// A record read back, or not.
+enum Resumed {
+    /// There is none.
+    Absent,
+    /// It is trusted: its game is not played again.
+    Trusted(GameResult),
+    /// It is there but not trusted: its game is played again.
+    Distrusted {
+        /// The record's file.
+        path: PathBuf,
+        /// Why.
+        why: Distrust,
+    },
+}
+
+/// The bytes of the file at `path` (at most [`MAX_RECORD`]), or `None` if
+/// there is none.
+fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, EventError> {
+    match std::fs::File::open(path) {
+        Ok(file) => {
+            let mut bytes = Vec::new();
+            io::Read::read_to_end(&mut io::Read::take(file, MAX_RECORD), &mut bytes)
+                .map_err(|source| EventError::Read { path: path.to_owned(), source })?;
+            Ok(Some(bytes))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(EventError::Read { path: path.to_owned(), source }),
     }
 }
 
@@ -412,8 +495,29 @@ mod tests {
             entrants,
             fixtures: schedule::match_games(2, 6, 0),
             openings: Vec::new(),
+            key: key(),
             stop: None,
         }
+    }
+
+    /// One key for every event of the tests, as a user's kept key is.
+    fn key() -> RecordKey {
+        static KEY: std::sync::OnceLock<RecordKey> = std::sync::OnceLock::new();
+        KEY.get_or_init(|| RecordKey::ephemeral("the tests' key")).clone()
+    }
+
+    /// The records a run distrusted: each game's number and why, as shown.
+    type Distrusted = Vec<(u64, String)>;
+
+    /// Runs `event`, returning its results and the records it distrusted.
+    fn run_telling(event: &Event<'_>, dir: &Path) -> Result<(Vec<GameResult>, Distrusted), EventError> {
+        let mut distrusted = Vec::new();
+        let results = event.run(Some(dir), 1, &mut |progress| {
+            if let Progress::Distrusted { number, why, .. } = progress {
+                distrusted.push((number, why.to_string()));
+            }
+        })?;
+        Ok((results, distrusted))
     }
 
     #[test]
@@ -461,7 +565,10 @@ mod tests {
                 .to_string()
                 .ends_with("; use another --report directory, or remove the file to play the game again")
         );
+        // Not UTF-8, but sealed with this key: this tool's record of
+        // something else.
         std::fs::write(&path, b"\xff\xfe").unwrap();
+        std::fs::write(seal::seal_path(&path), key().seal(b"\xff\xfe")).unwrap();
         let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
         assert!(error.to_string().contains(": it is not UTF-8 text; use another"), "{error}");
     }
@@ -489,12 +596,17 @@ mod tests {
 
     /// A record forged to claim a game the engines never played — legal
     /// moves that referee to the result its title claims, but not the moves
-    /// `perfect` makes — is refused on resume, not counted.
+    /// `perfect` makes — is not trusted on resume: its game is played
+    /// again, and the record replaced by the game played. So is one whose
+    /// seal is gone, and one sealed by this key whose engine moves are not
+    /// what the engines play (a record of an older version).
     #[test]
-    fn a_forged_record_of_an_engines_game_is_refused() {
+    fn a_forged_record_is_distrusted_and_its_game_played_again() {
         let entrants = entrants();
         let dir = tempfile::tempdir().unwrap();
-        event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap();
+        let (honest, _) = run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        let path = dir.path().join("games/001.txt");
+        let true_record = std::fs::read_to_string(&path).unwrap();
         let planned = event(&entrants, 1);
         let fixture = &planned.fixtures[0];
         assert_eq!(fixture.seats, [0, 1], "game 1: perfect (X) vs random (O)");
@@ -511,15 +623,41 @@ mod tests {
         assert!(forged.starts_with("Match game 1 (seed 1): perfect (X) vs random (O): O wins\n"), "{forged}");
         // The referee itself finds nothing wrong with it.
         assert!(record::read(&forged, &planned.heading(fixture), &[]).is_ok(), "{players}");
-        std::fs::write(dir.path().join("games/001.txt"), &forged).unwrap();
-        let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
-        assert!(
-            error.to_string().contains(
-                ": not the record of game 1 of this match: its move 1 (X 1) is not what perfect plays there ("
+
+        let seal_path = seal::seal_path(&path);
+        let cases: [(&str, Option<String>, &str); 3] = [
+            ("edited", None, "its seal does not match: it was edited, or recorded with another key"),
+            (
+                "sealed by another key",
+                Some(RecordKey::ephemeral("another").seal(forged.as_bytes())),
+                "its seal does not match",
             ),
-            "{error}"
-        );
-        assert!(error.to_string().ends_with("remove the file to play the game again"), "{error}");
+            (
+                "sealed by this key",
+                Some(key().seal(forged.as_bytes())),
+                "its move 1 (X 1) is not what perfect plays there (",
+            ),
+        ];
+        for (case, seal, why) in cases {
+            std::fs::write(&path, &forged).unwrap();
+            if let Some(seal) = seal {
+                std::fs::write(&seal_path, seal).unwrap();
+            }
+            let (again, distrusted) = run_telling(&event(&entrants, 1), dir.path()).unwrap();
+            assert_eq!(distrusted.len(), 1, "{case}: {distrusted:?}");
+            assert_eq!(distrusted[0].0, 1, "{case}");
+            assert!(distrusted[0].1.contains(why), "{case}: {}", distrusted[0].1);
+            assert!(!again[0].resumed, "{case}: game 1 is played again");
+            assert_eq!(again[0].ending, honest[0].ending, "{case}: the game played, not the one claimed");
+            assert!(again[1..].iter().all(|r| r.resumed), "{case}: the others are read back");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), true_record, "{case}: the record replaced");
+        }
+        std::fs::remove_file(&seal_path).unwrap();
+        let (_, distrusted) = run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        assert_eq!(distrusted.len(), 1);
+        assert!(distrusted[0].1.starts_with("it has no seal ("), "{}", distrusted[0].1);
+        let (again, distrusted) = run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        assert!(distrusted.is_empty() && again.iter().all(|r| r.resumed), "sealed again when played again");
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! - [`brain`]: an engine as a Gomocup brain (`ttt-referee brain`);
 //! - [`answer`]: judging an answer's text;
 //! - [`contest`]: one game between seats;
-//! - [`record`]: a game's record, written and read back;
+//! - [`record`]: a game's record, written and read back; [`seal`] the
+//!   keyed digest beside it, so a resumed event trusts only its own;
 //! - [`schedule`]: who plays whom (a match, a round robin, openings);
 //! - [`event`]: running the games, side by side, resuming a run;
 //! - [`result`]: one game's result;
@@ -39,6 +40,7 @@ pub mod record;
 pub mod report;
 pub mod result;
 pub mod schedule;
+pub mod seal;
 pub mod sprt;
 pub mod standings;
 pub mod streak;
@@ -47,7 +49,7 @@ pub use bot::{Bot, GIVE_UP_AFTER, Unbuilt, not_asked};
 pub use contest::{Ending, Played, Score};
 pub use engines::EngineEntrant;
 pub use entrant::{Entrant, Finished, Forfeit, ForfeitKind, Position, Seat, Setup};
-pub use event::{Event, EventError};
+pub use event::{Distrust, Event, EventError, Progress};
 pub use result::GameResult;
 pub use schedule::Fixture;
 pub use standings::Standings;

@@ -428,6 +428,7 @@ mod tests {
             entrants: &entrants,
             fixtures: schedule::match_games(2, 2, 0),
             openings: Vec::new(),
+            key: crate::arena::seal::RecordKey::ephemeral("a test"),
             stop: None,
         };
         let dir = tempfile::tempdir().unwrap();

@@ -10,8 +10,9 @@ use clap::Args;
 
 use super::{BoardArgs, CliError, EXIT_INTERRUPTED, EXIT_SUCCESS, Shown, entrants};
 use crate::arena::game_clock::Clock;
+use crate::arena::seal::{KeySource, RecordKey};
 use crate::arena::sprt::{self, Sprt, Tally};
-use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Standings, engines};
+use crate::arena::{Entrant, Event, EventError, Fixture, GameResult, Progress, Standings, engines};
 use crate::arena::{report, schedule};
 use crate::board::Geometry;
 use crate::engine::EngineKind;
@@ -186,6 +187,10 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         workshop.stop_on_signals(EXIT_INTERRUPTED);
         Ok(workshop)
     };
+    let key = match &args.report {
+        Some(_) => record_key()?,
+        None => RecordKey::ephemeral("there is no report directory"),
+    };
     let bots = entrants::Bots { workshop: &workshop, limits, startup: args.startup };
     let mut bot_workshop = None;
     let entrants: Vec<Box<dyn Entrant>> =
@@ -201,13 +206,27 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         fixtures: planned.fixtures,
         openings: planned.openings,
         sprt: planned.sprt,
+        key,
         stop: bot_workshop.as_ref().map(Workshop::stopper),
     };
     let names = event.names();
     let total = event.fixtures.len();
     let mut stderr = io::stderr();
     let (paired, mut tally) = (event.paired(), Tally::default());
-    let mut progress = |result: &GameResult| {
+    let mut progress = |told: Progress<'_>| {
+        let result = match told {
+            Progress::Game(result) => result,
+            Progress::Distrusted { path, number, why } => {
+                // Said even with --quiet: a game is played again.
+                let _ = writeln!(
+                    stderr,
+                    "ttt-referee: warning: {}: not trusted: {}; game {number} is played again",
+                    text::inert(&path.display().to_string()),
+                    text::line(&text::inert(&why.to_string())),
+                );
+                return;
+            }
+        };
         let mut line = progress_line(result, &names, total);
         if let Some(test) = &event.sprt {
             tally.add(result);
@@ -238,6 +257,22 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         .write_all(report::standings_text(&event, &results, &standings).as_bytes())
         .map_err(CliError::stdout)?;
     Ok(EXIT_SUCCESS)
+}
+
+/// The key the event's records are sealed with ([`RecordKey::kept`]),
+/// saying on standard error when it is kept nowhere, so a resumed run
+/// will play every game again.
+fn record_key() -> Result<RecordKey, CliError> {
+    let key = RecordKey::kept()?;
+    if let KeySource::Ephemeral(why) = key.source() {
+        eprintln!(
+            "ttt-referee: warning: the key that seals the records cannot be kept ({}); a run resumed from this \
+             report directory will play every game again (set {} to a secret to keep one)",
+            text::inert(why),
+            crate::arena::seal::KEY_VARIABLE,
+        );
+    }
+    Ok(key)
 }
 
 /// One game's line on standard error: `[3/12] perfect (X) vs random (O): X

@@ -188,6 +188,9 @@ pub(super) enum CliError {
     /// A Gomocup brain given for games it cannot play.
     #[error("`{arg}` cannot play these games: {why}")]
     BrainCannotPlay { arg: String, why: String },
+    /// The key that seals an event's records cannot be used.
+    #[error("{0}")]
+    RecordKey(#[from] crate::arena::seal::KeyError),
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },

@@ -147,10 +147,7 @@ fn program_options(program: &Program, text: &mut String) {
 
 /// SHA-256 of `bytes`, in lower-case hexadecimal.
 fn hex(bytes: impl AsRef<[u8]>) -> String {
-    Sha256::digest(bytes.as_ref()).iter().fold(String::with_capacity(64), |mut text, byte| {
-        let _ = write!(text, "{byte:02x}");
-        text
-    })
+    hex::encode(Sha256::digest(bytes.as_ref()))
 }
 
 #[cfg(test)]

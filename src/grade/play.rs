@@ -36,6 +36,7 @@ use super::stage::{Stage, not_run};
 use super::verdict::warnings_test;
 use crate::arena::explore::{Explorer, Knowledge, Odds, Replies};
 use crate::arena::record::{self, Recorded};
+use crate::arena::seal::RecordKey;
 use crate::arena::{
     Bot, Ending, EngineEntrant, Entrant, Event, EventError, Fixture, Forfeit, ForfeitKind, GIVE_UP_AFTER,
     GameResult, Score, Unbuilt, not_asked,
@@ -202,6 +203,9 @@ struct Games<'s, 'p> {
     /// bot of its own, so one given up on for running out of time
     /// ([`GIVE_UP_AFTER`]) is given up on in that test alone.
     bot_for: &'static str,
+    /// The key its records are sealed with: the grading's own, drawn for
+    /// it (the records are in its scratch, read back by this run alone).
+    key: RecordKey,
 }
 
 /// One tree of `vs-perfect`'s or `vs-random`'s: the bot's seat and the
@@ -246,7 +250,16 @@ impl<'s, 'p> Games<'s, 'p> {
         } else {
             Vec::new()
         };
-        Games { stage, plan, entrants, knowledge, openings, played: Vec::new(), bot_for: PLAY_TESTS[0] }
+        Games {
+            stage,
+            plan,
+            entrants,
+            knowledge,
+            openings,
+            played: Vec::new(),
+            bot_for: PLAY_TESTS[0],
+            key: RecordKey::ephemeral("a grading's records are its own"),
+        }
     }
 
     /// A fresh bot for a test's games.
@@ -294,6 +307,7 @@ impl<'s, 'p> Games<'s, 'p> {
             entrants: &self.entrants,
             fixtures,
             openings: self.openings.clone(),
+            key: self.key.clone(),
             stop: Some(self.stage.sandbox.stopper()),
         };
         let dir = self.stage.area.join("games").join(test);

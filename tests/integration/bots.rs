@@ -1061,3 +1061,76 @@ fn play_seats_a_bot_at_the_console() {
         text(&out.stderr)
     );
 }
+
+/// A record of two bots cannot be checked by asking them again (a bot need
+/// not play the same move twice), so it is trusted only under the seal the
+/// event wrote beside it: a record edited to claim the other bot won is
+/// said to be untrusted on resume, its game played again, and the record
+/// put back as the game was played.
+#[test]
+fn an_edited_record_of_two_bots_is_played_again_not_counted() {
+    let dir = kept_dir();
+    let report = dir.path().join("report");
+    let run = |env: Option<&str>| {
+        let mut command = referee();
+        command
+            .args(["match", "--games", "2"])
+            .arg(bot("first-c"))
+            .arg(bot("first-python"))
+            .arg("--report")
+            .arg(&report);
+        if let Some(key) = env {
+            command.env("TTT_REFEREE_RECORD_KEY", key);
+        }
+        command.output().unwrap()
+    };
+    let first = run(None);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let record_path = report.join("games/001.txt");
+    let honest = fs::read_to_string(&record_path).unwrap();
+    assert!(honest.lines().next().unwrap().ends_with(": X wins"), "{honest}");
+    assert!(report.join("games/001.seal").is_file());
+    let key = Path::new(env!("CARGO_TARGET_TMPDIR")).join("state/ttt-referee/record.key");
+    assert!(key.is_file(), "the key is kept in the state directory");
+
+    // The forger's record: first-python (O) wins along the middle row, in
+    // legal moves that referee to the result its title claims.
+    let head: Vec<&str> = honest.lines().take_while(|l| !l.is_empty()).collect();
+    let title = head[0].replace(": X wins", ": O wins");
+    let forged = format!("{title}\n{}\n\nX 1\nO 4\nX 2\nO 5\nX 9\nO 6\n", head[1..].join("\n"));
+    fs::write(dir.path().join("forged.txt"), &forged).unwrap();
+    let refereed = referee().arg(dir.path().join("forged.txt")).output().unwrap();
+    assert!(text(&refereed.stdout).ends_with("Winner: O\n"), "{}", text(&refereed.stdout));
+    fs::write(&record_path, &forged).unwrap();
+
+    let again = run(None);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let stderr = text(&again.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "ttt-referee: warning: {}: not trusted: its seal does not match: it was edited, or recorded with another key; game 1 is played again\n",
+            record_path.display()
+        )),
+        "{stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(lines.contains(&"[1/2] first-c (X) vs first-python (O): X wins"), "played again: {lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("[2/2] ") && l.ends_with(" (recorded)")), "{lines:?}");
+    assert_eq!(fs::read_to_string(&record_path).unwrap(), honest, "the record is the game played");
+    assert_eq!(again.stdout, first.stdout, "the standings are the honest ones");
+
+    // Another key trusts none of them; a key too short to be secret is refused.
+    let other = run(Some("another key, of a fleet"));
+    assert_eq!(
+        text(&other.stderr).matches("not trusted: its seal does not match").count(),
+        2,
+        "{}",
+        text(&other.stderr)
+    );
+    let short = run(Some("short"));
+    assert_eq!(short.status.code(), Some(2));
+    assert_eq!(
+        text(&short.stderr),
+        "ttt-referee: TTT_REFEREE_RECORD_KEY is 5 bytes; expected a secret of at least 16 bytes (for example the output of `openssl rand -hex 32`)\n"
+    );
+}

@@ -10,10 +10,15 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The binary, run from the crate root, with no standard input.
+/// The binary, run from the crate root, with no standard input, and its
+/// state directory (where the key sealing game records is kept) under the
+/// target directory, not the user's home.
 pub fn referee() -> Command {
     let mut cmd = Command::cargo_bin("ttt-referee").expect("binary built");
-    cmd.current_dir(root()).write_stdin(Vec::new());
+    cmd.current_dir(root())
+        .write_stdin(Vec::new())
+        .env("XDG_STATE_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"))
+        .env_remove("TTT_REFEREE_RECORD_KEY");
     cmd
 }
 
