@@ -20,7 +20,7 @@ use super::gomocup::{self, Heard, Manager};
 use super::move_clock::{self, Expiry, MoveClock};
 use super::streak::{Streak, Ticket};
 use crate::outcome::{End, megabytes, seconds, signal_name};
-use crate::sandbox::{Collect, Ender, Job, Limits, Run, Sandbox, Session, Silence};
+use crate::sandbox::{Collect, Ender, Job, Limits, Run, Sandbox, SandboxError, Session, Silence};
 use crate::text;
 use crate::workshop::Built;
 
@@ -164,10 +164,10 @@ impl Entrant for Bot {
             limits,
             env: Vec::new(),
         };
-        let session = self
-            .sandbox
-            .start(&job)
-            .map_err(|e| Forfeit::new(ForfeitKind::Exited, format!("it could not be started: {e}")))?;
+        let session = self.sandbox.start(&job).map_err(|e| match e {
+            SandboxError::Unprotected { .. } => Forfeit::new(ForfeitKind::Unprotected, e.to_string()),
+            e => Forfeit::new(ForfeitKind::Exited, format!("it could not be started: {e}")),
+        })?;
         Ok(Box::new(BotSeat {
             session: Some(session),
             first: true,
@@ -178,6 +178,7 @@ impl Entrant for Bot {
             ticket,
             clock: setup.clock.map(Remaining::new),
             manager,
+            unprotected: None,
         }))
     }
 }
@@ -223,6 +224,8 @@ struct BotSeat {
     clock: Option<Remaining>,
     /// A Gomocup brain's conversation; `None` for the bot protocol.
     manager: Option<Manager>,
+    /// Why its run had less protection than promised, once that is known.
+    unprotected: Option<String>,
 }
 
 impl Seat for BotSeat {
@@ -306,8 +309,13 @@ impl Seat for BotSeat {
             if self.manager.is_some() {
                 let _ = session.send(Manager::end().as_bytes(), Instant::now() + EXIT_GRACE);
             }
-            self.run = Some(session.end(EXIT_GRACE).map_err(|e| e.to_string()));
+            let over = session.end(EXIT_GRACE);
+            if let Err(e @ SandboxError::Unprotected { .. }) = &over {
+                self.unprotected = Some(e.to_string());
+            }
+            self.run = Some(over.map_err(|e| e.to_string()));
         }
+        let unprotected = self.unprotected.take();
         let mut stderr = match &self.run {
             Some(Ok(run)) => text::tail(&run.stderr, STDERR_LINES, STDERR_BYTES),
             Some(Err(why)) => format!("[the sandbox: {why}]"),
@@ -316,7 +324,7 @@ impl Seat for BotSeat {
         if let Some(about) = self.manager.as_ref().and_then(Manager::about) {
             stderr = format!("[ABOUT: {about}]\n{stderr}");
         }
-        Finished { stderr }
+        Finished { stderr, unprotected }
     }
 }
 
@@ -330,6 +338,10 @@ impl BotSeat {
         let over = session.end_saying(EXIT_GRACE);
         let forfeit = match &over {
             Ok((run, ender)) => why_closed(run, &self.limits, *ender),
+            Err(e @ SandboxError::Unprotected { .. }) => {
+                self.unprotected = Some(e.to_string());
+                Forfeit::new(ForfeitKind::Unprotected, e.to_string())
+            }
             Err(e) => Forfeit::new(ForfeitKind::Exited, format!("its run failed: {e}")),
         };
         self.run = Some(over.map(|(run, _)| run).map_err(|e| e.to_string()));

@@ -236,7 +236,7 @@ pub(super) mod tests {
         }
 
         fn finish(self: Box<Self>) -> Finished {
-            Finished { stderr: format!("{} answers left", self.answers.len()) }
+            Finished { stderr: format!("{} answers left", self.answers.len()), unprotected: None }
         }
     }
 
@@ -315,7 +315,10 @@ pub(super) mod tests {
             matches!(&played.ending, Ending::Forfeit { seat: 0, forfeit } if forfeit.kind == ForfeitKind::Exited)
         );
         assert!(played.moves.is_empty());
-        assert_eq!(played.finished, [Finished::default(), Finished { stderr: "1 answers left".into() }]);
+        assert_eq!(
+            played.finished,
+            [Finished::default(), Finished { stderr: "1 answers left".into(), unprotected: None }]
+        );
     }
 
     #[test]

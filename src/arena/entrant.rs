@@ -163,6 +163,12 @@ pub enum ForfeitKind {
     /// It was killed (`SIGKILL`) by someone other than the referee, at no
     /// limit of the sandbox.
     Killed,
+    /// Not the bot's: the sandbox could not give its run every protection
+    /// the grading started with, and refused it. Never recorded or
+    /// counted: a game that ends so stops the event
+    /// ([`EventError::Unprotected`](super::EventError::Unprotected)), so
+    /// it is not in [`ForfeitKind::ALL`] and no record can name it.
+    Unprotected,
 }
 
 impl ForfeitKind {
@@ -192,6 +198,7 @@ impl ForfeitKind {
             ForfeitKind::OutputClosed => "output-closed",
             ForfeitKind::Limit => "limit",
             ForfeitKind::Killed => "killed",
+            ForfeitKind::Unprotected => "unprotected",
         }
     }
 
@@ -213,6 +220,9 @@ impl ForfeitKind {
             ForfeitKind::OutputClosed => "it closed its standard output",
             ForfeitKind::Limit => "it was stopped at a limit of the sandbox",
             ForfeitKind::Killed => "it was killed by someone other than the referee",
+            ForfeitKind::Unprotected => {
+                "the sandbox could not protect its run as promised (not the bot's doing)"
+            }
         }
     }
 }
@@ -229,6 +239,9 @@ pub struct Finished {
     /// The end of its standard error (already capped by the seat); empty
     /// for an engine.
     pub stderr: String,
+    /// Why its run, checked once over, had less protection than the
+    /// grading started with, if it had: its game judges nothing.
+    pub unprotected: Option<String>,
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::player::Mark;
 use crate::text;
 
 use super::contest::{self, Ending};
-use super::entrant::{Entrant, Position, Seat, Setup};
+use super::entrant::{Entrant, ForfeitKind, Position, Seat, Setup};
 use super::game_clock::Clock;
 use super::record::{self, Heading, Mismatch, Recorded};
 use super::result::GameResult;
@@ -130,6 +130,20 @@ pub enum EventError {
         event: String,
         /// How it differs.
         why: Mismatch,
+    },
+    /// A bot's run in game `number` had less protection than the event
+    /// started with, and was refused: the event stops (failing closed), its
+    /// finished games recorded, and the game is played on a resumed run.
+    #[error(
+        "game {number}: {name}'s run was refused: {why}; the games finished are recorded, and none was played without the protection"
+    )]
+    Unprotected {
+        /// The game.
+        number: u64,
+        /// The bot whose run it was.
+        name: String,
+        /// What protection it lacked, and why.
+        why: String,
     },
     /// The threads that play games side by side could not be started.
     #[error("cannot start a thread to play games: {0}")]
@@ -312,6 +326,25 @@ impl Event<'_> {
         let mut played = contest::play(&self.setup(fixture), self.opening(fixture), &entrants);
         if self.stopped() {
             return Err(EventError::Interrupted);
+        }
+        // A run with less protection than promised judges nothing: not a
+        // forfeit of the bot's, nor a game to record.
+        let refused = match &played.ending {
+            Ending::Forfeit { seat, forfeit } if forfeit.kind == ForfeitKind::Unprotected => {
+                Some((*seat, forfeit.detail.clone()))
+            }
+            _ => played
+                .finished
+                .iter()
+                .enumerate()
+                .find_map(|(seat, f)| f.unprotected.clone().map(|why| (seat, why))),
+        };
+        if let Some((seat, why)) = refused {
+            return Err(EventError::Unprotected {
+                number: fixture.number,
+                name: text::inert(entrants[seat].name()).into_owned(),
+                why,
+            });
         }
         // Kept as the record keeps it, so a resumed run reads back the same.
         if let Ending::Forfeit { forfeit, .. } = &mut played.ending {

@@ -128,6 +128,16 @@ fn made(
             return Ok(Box::new(if gomocup { bot.gomocup() } else { bot }));
         }
         Err(NotBuilt::Stopped) => "interrupted".to_owned(),
+        // The sandbox refused its build for want of a promised protection:
+        // not the bot's doing, so forfeiting its games would blame it, and
+        // the event does not start. (A starved build forfeits: a bot's
+        // build can fake starving, and must not stop a class's event.)
+        Err(NotBuilt::Failed(failure)) if failure.unprotected => {
+            return Err(CliError::BotNotBuilt {
+                name: crate::text::inert(&name).into_owned(),
+                why: crate::text::inert_lines(&crate::text::said(&failure.message(), 2000)).into_owned(),
+            });
+        }
         Err(NotBuilt::Failed(failure)) => failure.message(),
     };
     eprintln!(

@@ -188,6 +188,10 @@ pub(super) enum CliError {
     /// A Gomocup brain given for games it cannot play.
     #[error("`{arg}` cannot play these games: {why}")]
     BrainCannotPlay { arg: String, why: String },
+    /// A bot that cannot be built for a reason of the grader's (the
+    /// sandbox refused or starved its build).
+    #[error("{name}: it cannot be built here, through no fault of its own: {why}")]
+    BotNotBuilt { name: String, why: String },
     /// The key that seals an event's records cannot be used.
     #[error("{0}")]
     RecordKey(#[from] crate::arena::seal::KeyError),
@@ -406,4 +410,25 @@ pub(super) fn describe(error: &io::Error) -> String {
 /// Whether `path` is `-`: standard input or output.
 pub(super) fn is_dash(path: &Path) -> bool {
     path.as_os_str() == "-"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message of a bot the sandbox refused to build, which only a
+    /// sandbox failing mid-event can give (a test-only fault, not one the
+    /// command line can inject).
+    #[test]
+    fn a_bot_refused_its_build_says_it_is_not_its_fault() {
+        let error = CliError::BotNotBuilt {
+            name: "ann".to_owned(),
+            why: "the sandbox refused the run: the container: it could not be made".to_owned(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "ann: it cannot be built here, through no fault of its own: the sandbox refused the run: the container: it \
+             could not be made"
+        );
+    }
 }

@@ -144,9 +144,11 @@ pub(super) fn grade(stage: &Stage<'_>, plan: &PlayPlan) -> Result<SubmissionResu
     let (proof, figures, versus) = match judged {
         Ok(judged) => judged,
         Err(EventError::Interrupted) => return Err(Stopped),
+        // The grader's failure, never the bot's: every test is `error`.
         Err(e) => {
             let why = format!("the grader failed to play its games: {e}");
-            return Ok(not_run(stage.plan, &built.name, &Failure::early(why), stage.tell));
+            let failure = Failure { by_grader: true, ..Failure::early(why) };
+            return Ok(not_run(stage.plan, &built.name, &failure, stage.tell));
         }
     };
     let seconds = began.elapsed().as_secs_f64();

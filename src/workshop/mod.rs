@@ -98,8 +98,12 @@ pub struct Failure {
     /// were placed before it failed.
     pub provided: Option<Placed>,
     /// Whether the grader is at fault, not the submission: the sandbox
-    /// refused its build for a protection it lacked.
+    /// refused its build for a protection it lacked, or starved it.
     pub by_grader: bool,
+    /// Whether the sandbox refused its build for a protection it lacked
+    /// (not starved: a build can fake starving, by printing what a starved
+    /// JVM prints, but not this).
+    pub unprotected: bool,
 }
 
 impl Failure {
@@ -113,7 +117,15 @@ impl Failure {
             detail: why,
             provided: None,
             by_grader: false,
+            unprotected: false,
         }
+    }
+
+    /// A build of `language` the sandbox refused for a protection it could
+    /// not have (`why`): the grader's error.
+    #[must_use]
+    pub fn refused(language: String, why: String) -> Failure {
+        Failure { language, by_grader: true, unprotected: true, ..Failure::early(why) }
     }
 
     /// A build of `language` that failed for the sandbox's reason (`why`,
@@ -130,6 +142,7 @@ impl Failure {
             ),
             provided: None,
             by_grader: true,
+            unprotected: false,
         }
     }
 
@@ -381,10 +394,11 @@ impl Workshop {
                         detail: "the build failed".to_owned(),
                         provided: None,
                         by_grader: false,
+                        unprotected: false,
                     }));
                 }
                 Ok(Build::Refused { why }) => {
-                    return Err(with_provided(Failure { language, by_grader: true, ..Failure::early(why) }));
+                    return Err(with_provided(Failure::refused(language, why)));
                 }
                 Ok(Build::Starved { log, why }) => {
                     return Err(with_provided(Failure::starved(language, log, &why)));

@@ -229,3 +229,101 @@ fn a_protection_lost_mid_grading_makes_every_test_an_error_never_a_pass() {
     let python = done.results.iter().find(|r| r.submission == "cleo-py").unwrap();
     assert!(!python.build_failed, "{python:?}");
 }
+
+/// A bot's games in a match, then the container lost (a launcher that can
+/// make no more): the next game's run is refused, the event stops with the
+/// reason, no game is recorded for it, and the bot forfeits nothing for
+/// the grader's loss. `grade --play` makes every test of the bot `error`.
+#[test]
+fn a_protection_lost_mid_event_stops_it_and_no_bot_forfeits_for_it() {
+    use std::time::Duration;
+    use ttt_referee::arena::seal::RecordKey;
+    use ttt_referee::arena::{Bot, EngineEntrant, Entrant, Event, EventError, schedule};
+    use ttt_referee::board::Geometry;
+    use ttt_referee::engine::EngineKind;
+    use ttt_referee::player::Mark;
+    use ttt_referee::sandbox::Fault;
+    use ttt_referee::workshop::{Workshop, recipe::Recipe};
+
+    let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
+    let limits = grade::TEST_LIMITS;
+    let workshop =
+        Workshop::new(sandbox, limits, grade::build_limits(&limits), copy::Caps::SUBMISSION).unwrap();
+    if !workshop.protections().complete() {
+        crate::util::skip("this machine gives the sandbox no container to promise");
+        return;
+    }
+    let built = workshop
+        .prepare_apart(&fixture("bots/first-python"), &Recipe::detected(grade::Languages::builtin()))
+        .unwrap();
+    let startup = Duration::from_secs(10);
+    let entrants: Vec<Box<dyn Entrant>> = vec![
+        Box::new(Bot::new(&built, Arc::clone(workshop.sandbox()), limits, startup)),
+        Box::new(EngineEntrant::new(EngineKind::Random)),
+    ];
+    let event = || Event {
+        kind: "Match",
+        geometry: Geometry::CLASSIC,
+        marks: vec![Mark::X, Mark::O],
+        seed: 1,
+        move_time: Duration::from_secs(5),
+        clock: None,
+        sprt: None,
+        entrants: &entrants,
+        fixtures: schedule::match_games(2, 2, 0),
+        openings: Vec::new(),
+        key: RecordKey::ephemeral("a test"),
+        stop: None,
+    };
+    let played = event().run(None, 1, &mut |_| ()).unwrap();
+    assert_eq!(played.len(), 2, "both games played while the container is there");
+
+    workshop.sandbox().inject_fault(Fault::NoContainer);
+    let report = crate::util::kept_dir();
+    let error = event().run(Some(report.path()), 1, &mut |_| ()).unwrap_err();
+    let EventError::Unprotected { number, name, why } = &error else { panic!("{error}") };
+    assert_eq!((*number, name.as_str()), (1, "first-python"), "{error}");
+    assert!(why.contains("container"), "{why}");
+    assert!(
+        error
+            .to_string()
+            .ends_with("; the games finished are recorded, and none was played without the protection"),
+        "{error}"
+    );
+    assert!(!report.path().join("games/001.txt").exists(), "a refused game is not recorded");
+
+    // grade --play: every test the grader's error, none a fail.
+    let io =
+        grade::Io::Files { input: grade::DEFAULT_INPUT.to_owned(), output: grade::DEFAULT_OUTPUT.to_owned() };
+    let plan = Plan {
+        mode: Mode::Play(grade::PlayPlan {
+            program: Program {
+                tests: Vec::new(),
+                programs: Programs::Detected(grade::Languages::builtin()),
+                io,
+                layout: referee::Options::default(),
+                warnings: false,
+                provided: None,
+            },
+            geometry: Geometry::CLASSIC,
+            games: 10,
+            bars: [0.5, 0.3],
+            proof_games: 200,
+            versus: Vec::new(),
+            move_time: Duration::from_secs(5),
+            startup,
+            seed: 1,
+        }),
+        ..plan()
+    };
+    let sandbox = Sandbox::with_guard(PathBuf::from(env!("CARGO_BIN_EXE_ttt-guard"))).unwrap();
+    let grader = Grader::with_sandbox(plan, sandbox).unwrap();
+    grader.sandbox().inject_fault(Fault::NoContainer);
+    let done = grader.grade(&[fixture("bots/first-python")], &mut Told::default()).unwrap();
+    let tests = &done.results[0].tests;
+    assert!(!tests.is_empty());
+    for test in tests {
+        assert_eq!(test.verdict, Verdict::Error, "{}: {}", test.test, test.detail);
+        assert!(test.detail.contains("container"), "{}", test.detail);
+    }
+}

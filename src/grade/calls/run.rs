@@ -92,10 +92,11 @@ fn harnessed(
                     detail: "it does not compile".to_owned(),
                     provided: None,
                     by_grader: false,
+                    unprotected: false,
                 }));
             }
             Build::Refused { why } => {
-                return Err(NotBuilt::from(Failure { language, by_grader: true, ..Failure::early(why) }));
+                return Err(NotBuilt::from(Failure::refused(language, why)));
             }
             Build::Starved { log, why } => return Err(NotBuilt::from(Failure::starved(language, log, &why))),
             Build::Built { dir, log } => {
