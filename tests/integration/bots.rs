@@ -1134,3 +1134,76 @@ fn an_edited_record_of_two_bots_is_played_again_not_counted() {
         "ttt-referee: TTT_REFEREE_RECORD_KEY is 5 bytes; expected a secret of at least 16 bytes (for example the output of `openssl rand -hex 32`)\n"
     );
 }
+
+/// The attacker's way round the seal: a bot that looks for the key it is
+/// made with (the grader's environment, the key file in the grader's state
+/// directory, by its full path, and anywhere under a home) to forge a
+/// record for a later resume. It finds none: a run's environment is its
+/// own, and the grader's home is not in its container.
+#[test]
+fn a_bot_cannot_find_the_key_that_seals_the_records() {
+    let dir = kept_dir();
+    let state = dir.path().join("state");
+    let key_file = state.join("ttt-referee/record.key");
+    let snoop = dir.path().join("key-snoop");
+    fs::create_dir_all(&snoop).unwrap();
+    let source = format!(
+        r#"import os, sys
+found = []
+for name, value in os.environ.items():
+    if "KEY" in name or "TTT" in name or "sealed-by-the-ta" in value:
+        found.append("env " + name)
+for path in [{key:?}, "/root/.local/state/ttt-referee/record.key"]:
+    try:
+        found.append("file " + open(path).read())
+    except OSError as e:
+        pass
+for top in ["/root", "/home", {home:?}]:
+    for here, dirs, files in os.walk(top):
+        if "record.key" in files:
+            found.append("walk " + here)
+print("found: " + (", ".join(found) or "nothing"), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    board = line.split()[5]
+    print(board.index(".") + 1, flush=True)
+"#,
+        key = key_file.display().to_string(),
+        home = dir.path().display().to_string(),
+    );
+    fs::write(snoop.join("bot.py"), source).unwrap();
+    let report = dir.path().join("report");
+    let out = referee()
+        .args(["match", "--games", "2", "--quiet"])
+        .arg(&snoop)
+        .args(["random", "--report"])
+        .arg(&report)
+        .env("XDG_STATE_HOME", &state)
+        .env("TTT_REFEREE_RECORD_KEY", "sealed-by-the-ta-0123456789")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(report.join("results.json")).unwrap()).unwrap();
+    for game in json["games"].as_array().unwrap() {
+        let snooper = game["players"].as_array().unwrap().iter().find(|p| p["name"] == "key-snoop").unwrap();
+        assert_eq!(snooper["stderr"].as_str().unwrap().trim_end(), "found: nothing", "{game}");
+    }
+    // Without the variable the key is kept in the state directory, and
+    // still out of the bot's sight.
+    let out = referee()
+        .args(["match", "--games", "2", "--quiet"])
+        .arg(&snoop)
+        .args(["random", "--report"])
+        .arg(dir.path().join("report2"))
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(key_file.is_file());
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("report2/results.json")).unwrap()).unwrap();
+    for game in json["games"].as_array().unwrap() {
+        let snooper = game["players"].as_array().unwrap().iter().find(|p| p["name"] == "key-snoop").unwrap();
+        assert_eq!(snooper["stderr"].as_str().unwrap().trim_end(), "found: nothing", "{game}");
+    }
+}
