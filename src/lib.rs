@@ -73,6 +73,8 @@ pub mod movefile;
 #[cfg(feature = "cli")]
 pub mod outcome;
 pub mod output;
+#[cfg(feature = "cli")]
+pub mod partition;
 pub mod play;
 pub mod player;
 pub mod recorder;

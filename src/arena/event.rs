@@ -23,6 +23,7 @@ use super::schedule::Fixture;
 pub use super::schedule::game_seed;
 use super::seal::{self, RecordKey};
 use super::sprt::{Decision, Sprt, Tally};
+use crate::partition::Partition;
 
 /// The largest record read back on a resumed run, in bytes: one of a game
 /// on the largest board the arena plays is far smaller.
@@ -55,6 +56,10 @@ pub struct Event<'a> {
     /// read back on a resumed run must be sealed with
     /// ([`seal`](super::seal)): any other record's game is played again.
     pub key: RecordKey,
+    /// The part of the event this run plays (`--partition`): the games it
+    /// deals this part, numbered and recorded as in the whole event;
+    /// `None`, every game.
+    pub part: Option<Partition>,
     /// Once set (Ctrl-C), no game starts, and a game under way is not
     /// recorded (its bots were killed mid-game): the event ends with
     /// [`EventError::Interrupted`], and a run with the same report
@@ -233,7 +238,8 @@ impl Event<'_> {
             let games = dir.join("games");
             std::fs::create_dir_all(&games).map_err(|source| EventError::Write { path: games, source })?;
         }
-        for fixture in &self.fixtures {
+        let held = self.fixtures.iter().filter(|f| self.part.is_none_or(|part| part.holds_game(f.number)));
+        for fixture in held {
             match report.map(|dir| self.resume(dir, fixture)).transpose()? {
                 Some(Resumed::Trusted(result)) => {
                     count(&result);
@@ -298,6 +304,33 @@ impl Event<'_> {
         }
         results.sort_by_key(|r| r.number);
         Ok(results)
+    }
+
+    /// Every game read back from its record in `dir`, none played: the
+    /// games of a merged event ([`super::part`]).
+    ///
+    /// # Errors
+    /// The first game whose record is missing or not trusted, with why.
+    pub fn read_back(&self, dir: &Path) -> Result<Vec<GameResult>, (u64, String)> {
+        self.fixtures
+            .iter()
+            .map(|fixture| match self.resume(dir, fixture) {
+                Ok(Resumed::Trusted(result)) => Ok(result),
+                Ok(Resumed::Absent) => Err((
+                    fixture.number,
+                    "it has no record: its part did not play it (interrupted? run the part's command again to finish it)"
+                        .to_owned(),
+                )),
+                Ok(Resumed::Distrusted { why, .. }) => Err((
+                    fixture.number,
+                    format!(
+                        "its record is not trusted: {why} (records are trusted under the key that sealed them: give every machine, and the merge, one {})",
+                        seal::KEY_VARIABLE
+                    ),
+                )),
+                Err(error) => Err((fixture.number, error.to_string())),
+            })
+            .collect()
     }
 
     /// Whether its games come in pairs, each opening played from both sides
@@ -529,6 +562,7 @@ mod tests {
             fixtures: schedule::match_games(2, 6, 0),
             openings: Vec::new(),
             key: key(),
+            part: None,
             stop: None,
         }
     }

@@ -18,7 +18,8 @@
 //! - [`record`]: a game's record, written and read back; [`seal`] the
 //!   keyed digest beside it, so a resumed event trusts only its own;
 //! - [`schedule`]: who plays whom (a match, a round robin, openings);
-//! - [`event`]: running the games, side by side, resuming a run;
+//! - [`event`]: running the games, side by side, resuming a run; [`part`]
+//!   an event split across machines (`--partition`), and its parts merged;
 //! - [`result`]: one game's result;
 //! - [`standings`] and [`elo`]: the table; [`sprt`] a match's sequential
 //!   test;
@@ -36,6 +37,7 @@ pub mod explore;
 pub mod game_clock;
 pub mod gomocup;
 pub mod move_clock;
+pub mod part;
 pub mod record;
 pub mod report;
 pub mod result;

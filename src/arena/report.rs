@@ -429,6 +429,7 @@ mod tests {
             fixtures: schedule::match_games(2, 2, 0),
             openings: Vec::new(),
             key: crate::arena::seal::RecordKey::ephemeral("a test"),
+            part: None,
             stop: None,
         };
         let dir = tempfile::tempdir().unwrap();

@@ -61,6 +61,15 @@ pub(super) struct ArenaArgs {
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
 
+    /// Play only part K of N of the event's games, for a fleet of machines
+    /// (`slice:K/N` deals them round-robin by number, `hash:K/N` by a
+    /// stable hash of the number); needs --report, where the part writes
+    /// event-part.json. `ttt-referee merge PART_DIR... --report DIR`
+    /// then writes what one machine would have. Give every machine, and
+    /// the merge, one `TTT_REFEREE_RECORD_KEY`.
+    #[arg(long, value_name = "SCHEME:K/N")]
+    partition: Option<crate::partition::Partition>,
+
     /// How many games are played at once.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: u64,
@@ -180,6 +189,14 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
                 .map_err(|why| CliError::BrainCannotPlay { arg: text::inert(arg).into_owned(), why })?;
         }
     }
+    if let Some(partition) = args.partition {
+        if args.report.is_none() {
+            return Err(CliError::PartNeedsReport { partition });
+        }
+        if planned.sprt.is_some() {
+            return Err(CliError::PartWithSprt { partition });
+        }
+    }
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let limits = grade::TEST_LIMITS;
     let workshop = || {
@@ -207,6 +224,7 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         openings: planned.openings,
         sprt: planned.sprt,
         key,
+        part: args.partition,
         stop: bot_workshop.as_ref().map(Workshop::stopper),
     };
     let names = event.names();
@@ -252,6 +270,9 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
     let standings = Standings::new(&names, &results);
     if let Some(dir) = &args.report {
         report::write(dir, &event, &results, &standings).map_err(arena_error)?;
+        if let Some(partition) = args.partition {
+            crate::arena::part::write(dir, &event, partition, &results).map_err(arena_error)?;
+        }
     }
     io::stdout()
         .write_all(report::standings_text(&event, &results, &standings).as_bytes())
@@ -262,7 +283,7 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
 /// The key the event's records are sealed with ([`RecordKey::kept`]),
 /// saying on standard error when it is kept nowhere, so a resumed run
 /// will play every game again.
-fn record_key() -> Result<RecordKey, CliError> {
+pub(super) fn record_key() -> Result<RecordKey, CliError> {
     let key = RecordKey::kept()?;
     if let KeySource::Ephemeral(why) = key.source() {
         eprintln!(

@@ -188,6 +188,19 @@ pub(super) enum CliError {
     /// A Gomocup brain given for games it cannot play.
     #[error("`{arg}` cannot play these games: {why}")]
     BrainCannotPlay { arg: String, why: String },
+    /// `--partition` on an event with no report directory to hold the part.
+    #[error(
+        "--partition {partition}: a part is written to a report directory for `merge`; give --report DIR"
+    )]
+    PartNeedsReport { partition: crate::partition::Partition },
+    /// `--partition` with `--sprt`, which decides game by game.
+    #[error(
+        "--partition {partition}: --sprt stops a match as soon as it decides, which a part cannot know; run it on one machine"
+    )]
+    PartWithSprt { partition: crate::partition::Partition },
+    /// Parts of a split event that cannot be merged.
+    #[error("{0}")]
+    EventMerge(#[from] crate::arena::part::MergeError),
     /// A bot that cannot be built for a reason of the grader's (the
     /// sandbox refused or starved its build).
     #[error("{name}: it cannot be built here, through no fault of its own: {why}")]

@@ -7,6 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliError, EXIT_DIFFERENCES, EXIT_SUCCESS};
+use crate::arena::part;
+use crate::arena::{EngineEntrant, Entrant, Standings, Unbuilt};
+use crate::engine::EngineKind;
 use crate::grade::report::{self, merge};
 
 pub(super) const AFTER_HELP: &str = "\
@@ -23,11 +26,21 @@ Anything wrong (parts of two gradings, a part twice, a part missing, an
 interrupted part, a corrupt part.json or results.json) is an error naming
 it, and nothing is written.
 
-Exit status: as grade's: 0 when every test passed, 1 when any did not, 2 when
-the parts cannot be merged.
+A PART may instead be the --report directory of one `match` or `tournament`
+run with --partition: its event-part.json says which part it is and holds the
+event's plan. merge then checks the parts are of one event, each given once,
+and reads every game back from its sealed record (the records are trusted
+under the key that sealed them: give every machine, and the merge, one
+TTT_REFEREE_RECORD_KEY); no game is played and no bot is built. It writes into
+--report DIR what one machine would have written: every record and its seal,
+results.json, standings.txt and report.html, and prints the standings.
 
-Example:
-  ttt-referee merge parts/part-* --report report/";
+Exit status: as grade's: 0 when every test passed, 1 when any did not, 2 when
+the parts cannot be merged (for an event, 0 once merged).
+
+Examples:
+  ttt-referee merge parts/part-* --report report/
+  ttt-referee merge tournament-part-* --report tournament/";
 
 #[derive(Debug, Args)]
 pub(super) struct MergeArgs {
@@ -44,6 +57,9 @@ pub(super) struct MergeArgs {
 }
 
 pub(super) fn run(args: &MergeArgs) -> Result<u8, CliError> {
+    if args.parts.iter().any(|dir| dir.join(part::PART_FILE).exists()) {
+        return run_event(args);
+    }
     let merged = merge::merge(&args.parts, &args.report).map_err(CliError::Merge)?;
     merged.write(&args.report).map_err(CliError::report)?;
     let mut stdout = io::stdout().lock();
@@ -57,4 +73,34 @@ pub(super) fn run(args: &MergeArgs) -> Result<u8, CliError> {
         merged.graded.results.len()
     );
     Ok(if merged.graded.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+}
+
+/// Merges the parts of a split match or tournament (`--partition`, each
+/// with its `event-part.json`): every game read back from its sealed
+/// record, none played, no bot built; the standings printed as the event
+/// prints them.
+fn run_event(args: &MergeArgs) -> Result<u8, CliError> {
+    let (plan, parts) = part::read_parts(&args.parts)?;
+    // The engines are asked again for the moves their records claim; a
+    // bot is only a name here.
+    let entrants: Vec<Box<dyn Entrant>> = plan
+        .names
+        .iter()
+        .map(|name| -> Box<dyn Entrant> {
+            match EngineKind::from_name(name) {
+                Some(kind) => Box::new(EngineEntrant::new(kind)),
+                None => Box::new(Unbuilt::new(name.clone(), "a merge plays no game")),
+            }
+        })
+        .collect();
+    let key = super::arena_cmd::record_key()?;
+    let event =
+        plan.event(&entrants, key).ok_or_else(|| part::MergeError::BadPlan { dir: parts[0].dir.clone() })?;
+    let results = part::merge(&event, &parts, &args.report)?;
+    let standings = Standings::new(&event.names(), &results);
+    io::stdout()
+        .write_all(crate::arena::report::standings_text(&event, &results, &standings).as_bytes())
+        .map_err(CliError::stdout)?;
+    let _ = writeln!(io::stderr(), "ttt-referee: merged {} parts: {} games", parts.len(), results.len());
+    Ok(EXIT_SUCCESS)
 }

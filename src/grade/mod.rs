@@ -9,7 +9,7 @@
 //! - [`io`]: how a program reads its test and gives its answer;
 //! - [`suite`]: the tests, found and answered;
 //! - [`class`]: the submissions given, sorted out;
-//! - [`partition`]: a class dealt among the machines of a fleet
+//! - [`crate::partition`]: a class dealt among the machines of a fleet
 //!   (`--partition`), and [`fingerprint`] what a grading is, so the parts
 //!   of two gradings never merge;
 //! - [`grader`]: a submission at a time, each made runnable by the
@@ -39,7 +39,6 @@ pub mod fingerprint;
 pub mod grader;
 pub mod io;
 pub mod package;
-pub mod partition;
 pub mod plan;
 pub mod play;
 pub mod play_config;
@@ -57,7 +56,6 @@ pub use self::class::{Class, ClassError};
 pub use self::fingerprint::Fingerprint;
 pub use self::grader::{GradeError, Grader};
 pub use self::io::{DEFAULT_INPUT, DEFAULT_OUTPUT, Io};
-pub use self::partition::{Partition, PartitionError, Scheme};
 pub use self::plan::{
     CallsPlan, Mode, Opponent, PLAY_TESTS, Plan, PlayPlan, Program, TEST_LIMITS, Versus, harness_limits,
 };
@@ -69,6 +67,7 @@ pub use self::result::{
 pub use self::shrink::Budget;
 pub use self::suite::Test;
 pub use crate::outcome::signal_name;
+pub use crate::partition::{Partition, PartitionError, Scheme};
 pub use crate::workshop::intake::{Faults, Step};
 pub use crate::workshop::language::{Commands, Languages};
 pub use crate::workshop::provided::{Provided, ProvidedError};

@@ -310,6 +310,7 @@ impl<'s, 'p> Games<'s, 'p> {
             fixtures,
             openings: self.openings.clone(),
             key: self.key.clone(),
+            part: None,
             stop: Some(self.stage.sandbox.stopper()),
         };
         let dir = self.stage.area.join("games").join(test);

@@ -273,6 +273,7 @@ fn a_protection_lost_mid_event_stops_it_and_no_bot_forfeits_for_it() {
         fixtures: schedule::match_games(2, 2, 0),
         openings: Vec::new(),
         key: RecordKey::ephemeral("a test"),
+        part: None,
         stop: None,
     };
     let played = event().run(None, 1, &mut |_| ()).unwrap();

@@ -12,6 +12,7 @@ mod engines;
 mod errors;
 mod faults;
 mod fleet;
+mod fleet_events;
 mod games;
 mod golden;
 mod gomocup;

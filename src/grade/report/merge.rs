@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use super::part::{PART_FILE, PART_VERSION, PartRecord};
 use super::{Grading, ReportDir, ReportError, Sink, formats};
-use crate::grade::partition::Partition;
 use crate::grade::result::{Graded, SubmissionResult};
 use crate::outcome::Limits;
+use crate::partition::Partition;
 use crate::text::inert;
 
 /// Why parts cannot be merged. Each names the directories concerned.

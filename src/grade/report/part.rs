@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Difference, Unmatched};
 use crate::grade::fingerprint::Fingerprint;
-use crate::grade::partition::Partition;
 use crate::grade::result::{Evidence, Smallest, SubmissionResult, TestResult, Verdict};
 use crate::outcome::Limits;
+use crate::partition::Partition;
 
 /// The file's name in a part's report directory.
 pub const PART_FILE: &str = "part.json";

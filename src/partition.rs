@@ -1,7 +1,9 @@
-//! A grading split into parts (`grade --partition slice:K/N` or
-//! `hash:K/N`), as cargo-nextest splits a test run: each machine of a
-//! fleet grades one part of the class, and `merge` puts the parts' reports
-//! back together ([`super::report::merge`]).
+//! Work split into parts (`--partition slice:K/N` or `hash:K/N`), as
+//! cargo-nextest splits a test run: each machine of a fleet grades one part
+//! of a class (`grade`), or plays one part of an event's games (`match`,
+//! `tournament`: a game is dealt by its number), and `merge` puts the
+//! parts' reports back together ([`crate::grade::report::merge`],
+//! [`crate::arena::part`]).
 //!
 //! - `slice` deals the class round-robin, in the order the grading takes
 //!   it: the first submission to part 1, the second to part 2, …, the
@@ -106,6 +108,15 @@ impl Partition {
         };
         // Below `of`, a u32.
         u32::try_from(slot).unwrap_or(0) + 1
+    }
+
+    /// Whether this part plays an event's game `number` (from 1): slice
+    /// deals the games round-robin by number, hash by a stable hash of the
+    /// number written in decimal.
+    #[must_use]
+    pub fn holds_game(self, number: u64) -> bool {
+        let index = usize::try_from(number.saturating_sub(1)).unwrap_or(usize::MAX);
+        self.part_of(index, &number.to_string()) == self.part
     }
 
     /// The submissions of this part, in the order given.
