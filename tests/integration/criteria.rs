@@ -227,20 +227,28 @@ fn gradescope_shows_the_warnings_and_the_provided_files() {
     assert_eq!((test["name"].as_str(), test["status"].as_str()), (Some("build-warnings"), Some("failed")));
     assert_eq!(
         test["output"],
-        "wrong: 2 compiler warnings\n\
-         The compiler's warnings:\n\
+        "**wrong**: 2 compiler warnings\n\n\
+         The compiler's warnings:\n\n\
+         ```text\n\
          ./board.cpp:17:9: warning: unused variable 'Cleared' [-Wunused-variable]\n\
          ./board.cpp:31:29: warning: comparison of integer expressions of different signedness: 'int' and 'long \
-         unsigned int' [-Wsign-compare]"
+         unsigned int' [-Wsign-compare]\n\
+         ```\n"
     );
     assert_eq!(bob["score"].as_f64(), Some(90.0));
-    assert_eq!(bob["output"], "C++: 9 of 10 tests passed.");
+    let overview = bob["output"].as_str().unwrap();
+    assert!(overview.starts_with("C\\+\\+: 9 of 10 tests passed.\n"), "{overview}");
+    assert!(overview.contains("\n| build\\-warnings | **wrong** | 0 / 10 |\n"), "{overview}");
     let cy = run("cy-changed-main");
-    assert_eq!(
-        cy["output"],
-        "C++: 10 of 10 tests passed.\nYour copy of main.cpp differed from the course's; the course's was used."
+    assert!(
+        cy["output"].as_str().unwrap().starts_with(
+            "C\\+\\+: 10 of 10 tests passed.\n\n\
+             Your copy of main\\.cpp differed from the course\\'s\\; the course\\'s was used\\.\n\n| test |"
+        ),
+        "{}",
+        cy["output"]
     );
-    assert_eq!(cy["tests"][0]["output"], "pass: the build printed no warning");
+    assert_eq!(cy["tests"][0]["output"], "**pass**: the build printed no warning\n");
 }
 
 #[test]

@@ -231,7 +231,13 @@ fn one_hostile_name_is_inert_in_every_output() {
         ];
         let graded = run(root, &args.iter().map(AsRef::as_ref).collect::<Vec<_>>());
         found.streams("grade --gradescope --classroom", &graded);
-        found.strings("Gradescope's results.json", &json(&gradescope));
+        let results = json(&gradescope);
+        found.strings("Gradescope's results.json", &results);
+        // Its feedback is Markdown (`output_format` `md`), the tests' too.
+        found.markdown("Gradescope's output", results["output"].as_str().unwrap_or_default());
+        for test in results["tests"].as_array().into_iter().flatten() {
+            found.markdown("a Gradescope test's output", test["output"].as_str().unwrap_or_default());
+        }
         found.strings("Classroom's result.json", &json(&classroom.join("result.json")));
         found.markdown("summary.md", &read(&classroom.join("summary.md")));
     }
