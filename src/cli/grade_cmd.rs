@@ -93,7 +93,10 @@ reports name those a student lacked or changed.
 does), named gen-0001.txt, ...; the same --seed gives the same tests.
 
 Every run starts by saying on standard error which protections are in force
-on this machine. Exit status: 0 when every test passed, 1 when any did not,
+on this machine: one line when all are, else each reason one is missing, once,
+with its remedy. -v/--verbose lists every protection and tells, for each
+submission, the files copied, the provided files placed, the build and run
+commands, and the limits. Exit status: 0 when every test passed, 1 when any did not,
 2 when grading could not be done, 130 when Ctrl-C or SIGTERM stopped it.
 
 Examples:
@@ -150,6 +153,12 @@ pub(super) struct GradeArgs {
 
     #[command(flatten, next_help_heading = "Reports")]
     colour: super::args::ColourArgs,
+
+    /// Tell on standard error what the grader did with each submission: the
+    /// files copied, the provided files placed, the build and run commands,
+    /// and the limits; and list every protection.
+    #[arg(help_heading = "Reports", short, long)]
+    verbose: bool,
 }
 
 /// What makes a [`grade::Plan`]: the tests, the programs, the limits. The
@@ -722,13 +731,11 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         );
     }
     let (submissions, part) = partition(args, &plan, &class)?;
+    let mut sinks = terminal_sinks(args, &plan, &submissions);
     let grader = Grader::new(plan).map_err(CliError::Grade)?;
-    let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
+    let _ = write!(io::stderr(), "{}", super::protections::said(grader.protections(), args.verbose));
     grader.stop_on_signals(EXIT_INTERRUPTED);
 
-    let mut sinks = report::Sinks::new();
-    sinks.push(report::Progress::default());
-    sinks.push(report::Table { colour: args.colour.stdout() });
     if let Some(dir) = &args.report {
         let report = report::ReportDir::new(dir.clone());
         sinks.push(match part {
@@ -765,6 +772,20 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
 
 /// The submissions this run grades: the class, or with `--partition` its
 /// part, with what the part's report says of it.
+/// The sinks on the terminal: the progress bar, or with --verbose the
+/// trace of what the grader did in its place (the two would overwrite each
+/// other), then the table.
+fn terminal_sinks(args: &GradeArgs, plan: &Plan, submissions: &[PathBuf]) -> report::Sinks {
+    let mut sinks = report::Sinks::new();
+    if args.verbose {
+        sinks.push(super::verbose::Verbose::new(plan.clone(), submissions));
+    } else {
+        sinks.push(report::Progress::default());
+    }
+    sinks.push(report::Table { colour: args.colour.stdout() });
+    sinks
+}
+
 fn partition(args: &GradeArgs, plan: &Plan, class: &Class) -> Result<(Vec<PathBuf>, Option<Part>), CliError> {
     let Some(partition) = args.partition else {
         return Ok((class.submissions.clone(), None));

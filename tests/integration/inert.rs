@@ -203,8 +203,14 @@ fn one_hostile_name_is_inert_in_every_output() {
         )],
     );
     let report = root.join("report");
-    let mut args =
-        vec![os("grade"), os("--tests"), tests.clone().into(), os("--report"), report.clone().into()];
+    let mut args = vec![
+        os("grade"),
+        os("--verbose"),
+        os("--tests"),
+        tests.clone().into(),
+        os("--report"),
+        report.clone().into(),
+    ];
     args.extend([built.clone().into_os_string(), python.clone().into_os_string()]);
     let graded = run(root, &args.iter().map(AsRef::as_ref).collect::<Vec<_>>());
     found.streams("grade", &graded);
