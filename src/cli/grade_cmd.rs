@@ -456,7 +456,7 @@ pub(super) struct PlayArgs {
     /// points (a win 1, a draw ½) must reach the bar, in percent (40,40
     /// unless given as `rules=60,40`: a bot that draws every game scores
     /// 50%); games sampled, a sequential test deciding.
-    #[arg(long, value_name = "OPPONENT[=X,O]", value_parser = parse_versus, requires = "play")]
+    #[arg(long, value_name = super::values::OPPONENT, value_parser = parse_versus, requires = "play")]
     versus: Vec<(Opponent, [f64; 2])>,
 
     /// With --play: the most games a tree of vs-perfect's (every equally
@@ -881,14 +881,7 @@ fn opponent(text: &str, dir: impl Fn(&str) -> PathBuf) -> Result<(Opponent, [f64
         Some((name, bars)) => (name, parse_bars(bars)?),
         None => (text, [0.4, 0.4]),
     };
-    let engines = || {
-        let names: Vec<&str> = EngineKind::ALL
-            .into_iter()
-            .filter(|&e| !matches!(e, EngineKind::Perfect | EngineKind::Random))
-            .map(EngineKind::name)
-            .collect();
-        names.join(", ")
-    };
+    let engines = || super::values::versus_engines().join(", ");
     match EngineKind::from_name(name) {
         Some(EngineKind::Perfect | EngineKind::Random) => Err(format!(
             "vs-{name} is a test already (--bar sets vs-random's bar); choose another engine ({}) or a bot's \
