@@ -96,8 +96,10 @@ Every run starts by saying on standard error which protections are in force
 on this machine: one line when all are, else each reason one is missing, once,
 with its remedy. -v/--verbose lists every protection and tells, for each
 submission, the files copied, the provided files placed, the build and run
-commands, and the limits. Exit status: 0 when every test passed, 1 when any did not,
-2 when grading could not be done, 130 when Ctrl-C or SIGTERM stopped it.
+commands, and the limits.
+
+Exit status: 0 when every test passed, 1 when any did not, 2 when grading
+could not be done, 130 when Ctrl-C or SIGTERM stopped it.
 
 Examples:
   ttt-referee grade --tests tests/ students/*
@@ -770,8 +772,6 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
     Ok(if outcome.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
 }
 
-/// The submissions this run grades: the class, or with `--partition` its
-/// part, with what the part's report says of it.
 /// The sinks on the terminal: the progress bar, or with --verbose the
 /// trace of what the grader did in its place (the two would overwrite each
 /// other), then the table.
@@ -786,6 +786,8 @@ fn terminal_sinks(args: &GradeArgs, plan: &Plan, submissions: &[PathBuf]) -> rep
     sinks
 }
 
+/// The submissions this run grades: the class, or with `--partition` its
+/// part, with what the part's report says of it.
 fn partition(args: &GradeArgs, plan: &Plan, class: &Class) -> Result<(Vec<PathBuf>, Option<Part>), CliError> {
     let Some(partition) = args.partition else {
         return Ok((class.submissions.clone(), None));

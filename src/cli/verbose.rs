@@ -99,10 +99,18 @@ impl Verbose {
             None => (None, None),
         };
         let how = if result.build_failed { "it failed" } else { "it built" };
+        // A build that ran left its log, or failed.
         match (&build, result.build_log.is_some() || result.build_failed) {
-            (Some(build), _) => {
+            (Some(build), true) => {
                 let _ =
                     writeln!(text, "ttt-referee: {name}: {language}: built with `{}`: {how}", inert(build));
+            }
+            (Some(build), false) => {
+                let _ = writeln!(
+                    text,
+                    "ttt-referee: {name}: {language}: its build `{}` did not run (its tests say why)",
+                    inert(build)
+                );
             }
             (None, true) => {
                 let _ = writeln!(text, "ttt-referee: {name}: {language}: built: {how}");
@@ -111,7 +119,13 @@ impl Verbose {
                 let _ = writeln!(text, "ttt-referee: {name}: {language}: no build");
             }
         }
-        let ran = result.tests.iter().filter(|t| t.verdict != Verdict::BuildFailed).count();
+        // Tests left unrun (a failed build) or not run for the grader's
+        // reason (`error`) are not counted as run.
+        let ran = result
+            .tests
+            .iter()
+            .filter(|t| !matches!(t.verdict, Verdict::BuildFailed | Verdict::Error))
+            .count();
         match &run {
             Some(run) => {
                 let _ = writeln!(
