@@ -97,7 +97,6 @@ on this machine: one line when all are, else each reason one is missing, once,
 with its remedy. -v/--verbose lists every protection and tells, for each
 submission, the files copied, the provided files placed, the build and run
 commands, and the limits.
-
 Exit status: 0 when every test passed, 1 when any did not, 2 when grading
 could not be done, 130 when Ctrl-C or SIGTERM stopped it.
 
