@@ -20,10 +20,12 @@ mod manpage_cmd;
 mod match_cmd;
 mod merge_cmd;
 mod play_cmd;
+mod protections;
 mod seated;
 mod signals;
 mod tournament_cmd;
 mod values;
+mod verbose;
 
 use std::ffi::OsString;
 use std::fs;

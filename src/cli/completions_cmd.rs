@@ -1,7 +1,10 @@
 //! `ttt-referee completions SHELL`: print the shell's completion script, as
 //! `clap_complete` writes it from the command-line definition, repaired
 //! where it goes wrong for this command line (see [`repair_bash`],
-//! [`repair_zsh`], [`repair_fish`]).
+//! [`repair_zsh`], [`repair_fish`]), and with the engines' names offered
+//! beside files wherever a value is an engine or a path ([`Named`]): a
+//! static script can offer a list or files for a value, not both, so each
+//! shell's script is given both where the definition asks for them.
 //!
 //! The top level takes either a subcommand or move files (clap's
 //! `args_conflicts_with_subcommands`), which `clap_complete` does not model:
@@ -14,7 +17,9 @@ use std::io::{self, Write};
 use clap::{Args, Command};
 use clap_complete::Shell;
 
+use super::values::{OPPONENT, PARTICIPANT, versus_engines};
 use super::{CliError, EXIT_SUCCESS};
+use crate::engine::EngineKind;
 
 pub(super) const AFTER_HELP: &str = "\
 Install the script where the shell looks for completions, then start a new shell:
@@ -22,7 +27,9 @@ Install the script where the shell looks for completions, then start a new shell
   zsh   ttt-referee completions zsh > ~/.zfunc/_ttt-referee
         (with `fpath+=~/.zfunc; autoload -Uz compinit; compinit` in ~/.zshrc)
   fish  mkdir -p ~/.config/fish/completions
-        ttt-referee completions fish > ~/.config/fish/completions/ttt-referee.fish";
+        ttt-referee completions fish > ~/.config/fish/completions/ttt-referee.fish
+A participant of match or tournament, and grade --versus, completes as an
+engine's name or a file (a bot's directory).";
 
 #[derive(Debug, Args)]
 pub(super) struct CompletionsArgs {
@@ -42,12 +49,209 @@ fn script(shell: Shell, mut cmd: Command) -> String {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, &name, &mut script);
     let script = String::from_utf8_lossy(&script).into_owned();
+    let named = named(&cmd);
     match shell {
-        Shell::Bash => repair_bash(&script, &name),
-        Shell::Zsh => repair_zsh(&script, &name),
-        Shell::Fish => repair_fish(&script, &name, &subcommands(&cmd)),
+        Shell::Bash => engines_bash(&repair_bash(&script, &name), &name, &named),
+        Shell::Zsh => engines_zsh(&repair_zsh(&script, &name), &named),
+        Shell::Fish => engines_fish(&repair_fish(&script, &name, &subcommands(&cmd)), &name, &cmd, &named),
         _ => script,
     }
+}
+
+/// A value that is an engine's name or a path: a subcommand's positional
+/// argument (`option` `None`) or option.
+#[derive(Debug, PartialEq, Eq)]
+struct Named {
+    /// The subcommand, below its parents (`autograder gradescope`).
+    path: Vec<String>,
+    /// The option's long name, or `None` for the positional arguments.
+    option: Option<String>,
+    /// The engines it takes.
+    engines: Vec<&'static str>,
+}
+
+/// Every value of `cmd`'s subcommands that is an engine or a path, found
+/// by its value name in the definition: [`PARTICIPANT`] (every engine) and
+/// [`OPPONENT`] (the engines `--versus` takes).
+fn named(cmd: &Command) -> Vec<Named> {
+    let mut named = Vec::new();
+    find_named(cmd, &[], &mut named);
+    named
+}
+
+/// [`named`] of `cmd`, itself below the subcommands `path`, each of its
+/// subcommands and theirs in turn (`help`'s aside: it takes no value).
+fn find_named(cmd: &Command, path: &[String], named: &mut Vec<Named>) {
+    for sub in cmd.get_subcommands().filter(|sub| sub.get_name() != "help") {
+        let mut path = path.to_vec();
+        path.push(sub.get_name().to_owned());
+        for arg in sub.get_arguments() {
+            let engines =
+                match arg.get_value_names().and_then(|names| names.first()).map(clap::builder::Str::as_str) {
+                    Some(PARTICIPANT) => EngineKind::ALL.map(EngineKind::name).to_vec(),
+                    Some(OPPONENT) => versus_engines(),
+                    _ => continue,
+                };
+            let option = if arg.is_positional() { None } else { arg.get_long().map(str::to_owned) };
+            named.push(Named { path: path.clone(), option, engines });
+        }
+        find_named(sub, &path, named);
+    }
+}
+
+/// An engine's help, as `play --x` lists it, for fish's list.
+fn engine_help(name: &str) -> String {
+    use clap::ValueEnum;
+    EngineKind::from_name(name)
+        .and_then(|kind| kind.to_possible_value())
+        .and_then(|value| value.get_help().map(ToString::to_string))
+        .unwrap_or_default()
+        .replace('\\', "\\\\")
+        .replace('\'', "\\'")
+}
+
+/// The bash script's arm for the subcommand `path` (from its label to its `;;`), as
+/// a range of `script`.
+fn bash_arm(script: &str, name: &str, path: &[String]) -> Option<std::ops::Range<usize>> {
+    let subcommands: Vec<String> = path.iter().map(|p| p.replace('-', "__")).collect();
+    let label =
+        format!("\n        {}__subcmd__{})\n", name.replace('-', "__"), subcommands.join("__subcmd__"));
+    let start = script.find(&label)?;
+    let len = script[start..].find("\n            ;;\n")?;
+    Some(start..start + len)
+}
+
+/// Makes bash offer the engines beside files: for a participant, any word
+/// not an option (the first included: `clap_complete` offered only options
+/// there) completes as an engine or a file; for an option, its value does.
+fn engines_bash(script: &str, name: &str, named: &[Named]) -> String {
+    let mut script = script.to_owned();
+    for n in named {
+        let Some(arm) = bash_arm(&script, name, &n.path) else { continue };
+        let both = format!(
+            "COMPREPLY=($(compgen -W \"{}\" -- \"${{cur}}\") $(compgen -f -- \"${{cur}}\"))",
+            n.engines.join(" ")
+        );
+        let repaired = match &n.option {
+            None => script[arm.clone()]
+                .replacen("if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then", "if [[ ${cur} == -* ]] ; then", 1)
+                .replacen(
+                    "            esac\n            COMPREPLY=( $(compgen -W \"${opts}\" -- \"${cur}\") )\n            return 0",
+                    &format!("            esac\n            {both}\n            return 0"),
+                    1,
+                ),
+            Some(option) => script[arm.clone()].replacen(
+                &format!("                --{option})\n                    COMPREPLY=($(compgen -f \"${{cur}}\"))\n"),
+                &format!("                --{option})\n                    {both}\n"),
+                1,
+            ),
+        };
+        script.replace_range(arm, &repaired);
+    }
+    script
+}
+
+/// Makes zsh offer the engines beside directories: the value's action,
+/// `_default` as `clap_complete` writes it, becomes `_alternative` of the
+/// engines and `_files -/`.
+fn engines_zsh(script: &str, named: &[Named]) -> String {
+    let mut script = script.to_owned();
+    for n in named {
+        let Some(last) = n.path.last() else { continue };
+        // The arm's label, alone on its line (indented when nested).
+        let label = format!("({last})\n_arguments ");
+        let Some(start) = script.match_indices(&label).map(|(at, _)| at).find(|&at| {
+            script[..at].rsplit('\n').next().is_some_and(|before| before.trim_start().is_empty())
+        }) else {
+            continue;
+        };
+        let Some(len) = script[start..].find("\n&& ret=0\n") else { continue };
+        let both = format!(
+            ":_alternative \"engines:engine:({})\" \"bots:bot directory:_files -/\"'",
+            n.engines.join(" ")
+        );
+        let arm = &script[start..start + len];
+        let repaired = arm
+            .lines()
+            .map(|line| {
+                let this = match &n.option {
+                    None => line.starts_with("'*::"),
+                    Some(option) => line.contains(&format!("--{option}=[")),
+                };
+                match line.strip_suffix(":_default' \\") {
+                    Some(spec) if this => format!("{spec}{both} \\"),
+                    _ => line.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        script.replace_range(start..start + len, &repaired);
+    }
+    script
+}
+
+/// Makes fish offer the engines beside files for each [`Named`] value (fish
+/// adds files to a list unless told not to), and each subcommand's
+/// positional values that are a fixed list (`completions SHELL`) without
+/// files: `clap_complete` writes no line for a positional argument.
+fn engines_fish(script: &str, name: &str, cmd: &Command, named: &[Named]) -> String {
+    let function = name.replace('-', "_");
+    let mut script = script.to_owned();
+    // As `clap_complete` writes it: the first subcommand, then the last.
+    let condition = |path: &[String]| match path {
+        [sub] => format!("complete -c {name} -n \"__fish_{function}_using_subcommand {sub}\""),
+        [first, .., last] => format!(
+            "complete -c {name} -n \"__fish_{function}_using_subcommand {first}; and __fish_seen_subcommand_from {last}\""
+        ),
+        [] => String::new(),
+    };
+    for n in named {
+        let engines =
+            n.engines.iter().map(|e| format!("{e}\\t'{}'", engine_help(e))).collect::<Vec<_>>().join(" ");
+        let line = match &n.option {
+            None => format!("{} -a \"{engines}\"\n", condition(&n.path)),
+            Some(option) => {
+                let start = format!("{} -l {option} ", condition(&n.path));
+                // The option's own line then offers files alone: replaced.
+                if let Some(at) = script.find(&start) {
+                    let end = script[at..].find('\n').map_or(script.len(), |i| at + i + 1);
+                    script.replace_range(at..end, "");
+                }
+                let help = n
+                    .path
+                    .iter()
+                    .try_fold(cmd, |cmd, sub| cmd.find_subcommand(sub))
+                    .and_then(|sub| sub.get_arguments().find(|a| a.get_long() == Some(option)))
+                    .and_then(|a| a.get_help().map(ToString::to_string))
+                    .unwrap_or_default()
+                    .replace('\\', "\\\\")
+                    .replace('\'', "\\'");
+                format!("{start}-d '{help}' -r -a \"{engines}\"\n")
+            }
+        };
+        script.push_str(&line);
+    }
+    for sub in cmd.get_subcommands() {
+        for arg in sub.get_arguments().filter(|a| a.is_positional()) {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| v.get_name().to_owned())
+                .collect();
+            if !values.is_empty() {
+                let _ = std::fmt::Write::write_fmt(
+                    &mut script,
+                    format_args!(
+                        "{} -f -a \"{}\"\n",
+                        condition(&[sub.get_name().to_owned()]),
+                        values.join(" ")
+                    ),
+                );
+            }
+        }
+    }
+    script
 }
 
 /// The names of `cmd`'s subcommands, `help` included.
@@ -220,6 +424,50 @@ mod tests {
                 "-l x -d 'Who plays X (moves first), or a bot: a directory holding its source [default: human]' -r -f -a \"human\\t'a person"
             ),
             "{script}"
+        );
+    }
+
+    #[test]
+    fn engines_are_offered_wherever_a_participant_is_named() {
+        let cmd = Cli::command();
+        let named = named(&cmd);
+        let all = vec!["perfect", "strong", "minimax", "rules", "random"];
+        let at = |path: &[&str], option: Option<&str>| Named {
+            path: path.iter().map(|&p| p.to_owned()).collect(),
+            option: option.map(str::to_owned),
+            engines: if option.is_some() { vec!["strong", "minimax", "rules"] } else { all.clone() },
+        };
+        assert_eq!(
+            named,
+            [
+                at(&["match"], None),
+                at(&["tournament"], None),
+                at(&["grade"], Some("versus")),
+                at(&["autograder", "gradescope"], Some("versus")),
+                at(&["autograder", "github"], Some("versus")),
+            ]
+        );
+        let bash = script(Shell::Bash, Cli::command());
+        let both = "COMPREPLY=($(compgen -W \"perfect strong minimax rules random\" -- \"${cur}\") $(compgen -f -- \"${cur}\"))";
+        assert_eq!(bash.matches(both).count(), 2, "{bash}");
+        assert_eq!(
+            bash.matches("--versus)\n                    COMPREPLY=($(compgen -W \"strong minimax rules\"")
+                .count(),
+            3,
+            "{bash}"
+        );
+        let zsh = script(Shell::Zsh, Cli::command());
+        let alternative = ":_alternative \"engines:engine:(perfect strong minimax rules random)\" \"bots:bot directory:_files -/\"' \\\n";
+        assert_eq!(zsh.matches(alternative).count(), 2, "{zsh}");
+        assert_eq!(zsh.matches("engines:engine:(strong minimax rules)").count(), 3, "{zsh}");
+        let fish = script(Shell::Fish, Cli::command());
+        assert!(fish.contains("\ncomplete -c ttt-referee -n \"__fish_ttt_referee_using_subcommand match\" -a \"perfect\\t'a full solver"), "{fish}");
+        assert_eq!(fish.matches(" -l versus ").count(), 3, "{fish}");
+        assert_eq!(fish.matches(" -l versus -d 'With --play: a test of its own").count(), 3, "{fish}");
+        assert_eq!(fish.matches(" -r -a \"strong\\t'").count(), 3, "{fish}");
+        assert!(
+            fish.contains("using_subcommand completions\" -f -a \"bash elvish fish powershell zsh\"\n"),
+            "{fish}"
         );
     }
 

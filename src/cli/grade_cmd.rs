@@ -93,8 +93,12 @@ reports name those a student lacked or changed.
 does), named gen-0001.txt, ...; the same --seed gives the same tests.
 
 Every run starts by saying on standard error which protections are in force
-on this machine. Exit status: 0 when every test passed, 1 when any did not,
-2 when grading could not be done, 130 when Ctrl-C or SIGTERM stopped it.
+on this machine: one line when all are, else each reason one is missing, once,
+with its remedy. -v/--verbose lists every protection and tells, for each
+submission, the files copied, the provided files placed, the build and run
+commands, and the limits.
+Exit status: 0 when every test passed, 1 when any did not, 2 when grading
+could not be done, 130 when Ctrl-C or SIGTERM stopped it.
 
 Examples:
   ttt-referee grade --tests tests/ students/*
@@ -150,6 +154,12 @@ pub(super) struct GradeArgs {
 
     #[command(flatten, next_help_heading = "Reports")]
     colour: super::args::ColourArgs,
+
+    /// Tell on standard error what the grader did with each submission: the
+    /// files copied, the provided files placed, the build and run commands,
+    /// and the limits; and list every protection.
+    #[arg(help_heading = "Reports", short, long)]
+    verbose: bool,
 }
 
 /// What makes a [`grade::Plan`]: the tests, the programs, the limits. The
@@ -447,7 +457,7 @@ pub(super) struct PlayArgs {
     /// points (a win 1, a draw ½) must reach the bar, in percent (40,40
     /// unless given as `rules=60,40`: a bot that draws every game scores
     /// 50%); games sampled, a sequential test deciding.
-    #[arg(long, value_name = "OPPONENT[=X,O]", value_parser = parse_versus, requires = "play")]
+    #[arg(long, value_name = super::values::OPPONENT, value_parser = parse_versus, requires = "play")]
     versus: Vec<(Opponent, [f64; 2])>,
 
     /// With --play: the most games a tree of vs-perfect's (every equally
@@ -722,13 +732,11 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         );
     }
     let (submissions, part) = partition(args, &plan, &class)?;
+    let mut sinks = terminal_sinks(args, &plan, &submissions);
     let grader = Grader::new(plan).map_err(CliError::Grade)?;
-    let _ = write!(io::stderr(), "ttt-referee: grading with these protections:\n{}", grader.protections());
+    let _ = write!(io::stderr(), "{}", super::protections::said(grader.protections(), args.verbose));
     grader.stop_on_signals(EXIT_INTERRUPTED);
 
-    let mut sinks = report::Sinks::new();
-    sinks.push(report::Progress::default());
-    sinks.push(report::Table { colour: args.colour.stdout() });
     if let Some(dir) = &args.report {
         let report = report::ReportDir::new(dir.clone());
         sinks.push(match part {
@@ -761,6 +769,20 @@ fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(if outcome.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+}
+
+/// The sinks on the terminal: the progress bar, or with --verbose the
+/// trace of what the grader did in its place (the two would overwrite each
+/// other), then the table.
+fn terminal_sinks(args: &GradeArgs, plan: &Plan, submissions: &[PathBuf]) -> report::Sinks {
+    let mut sinks = report::Sinks::new();
+    if args.verbose {
+        sinks.push(super::verbose::Verbose::new(plan.clone(), submissions));
+    } else {
+        sinks.push(report::Progress::default());
+    }
+    sinks.push(report::Table { colour: args.colour.stdout() });
+    sinks
 }
 
 /// The submissions this run grades: the class, or with `--partition` its
@@ -860,14 +882,7 @@ fn opponent(text: &str, dir: impl Fn(&str) -> PathBuf) -> Result<(Opponent, [f64
         Some((name, bars)) => (name, parse_bars(bars)?),
         None => (text, [0.4, 0.4]),
     };
-    let engines = || {
-        let names: Vec<&str> = EngineKind::ALL
-            .into_iter()
-            .filter(|&e| !matches!(e, EngineKind::Perfect | EngineKind::Random))
-            .map(EngineKind::name)
-            .collect();
-        names.join(", ")
-    };
+    let engines = || super::values::versus_engines().join(", ");
     match EngineKind::from_name(name) {
         Some(EngineKind::Perfect | EngineKind::Random) => Err(format!(
             "vs-{name} is a test already (--bar sets vs-random's bar); choose another engine ({}) or a bot's \

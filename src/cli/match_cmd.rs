@@ -65,7 +65,7 @@ Examples:
 pub(super) struct MatchArgs {
     /// The participants: engines (perfect, strong, minimax, rules, random) or bot
     /// directories; two or more, one a seat.
-    #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
+    #[arg(value_name = super::values::PARTICIPANT, num_args = 2.., required = true)]
     participants: Vec<String>,
 
     /// How many games (with --openings FILE or --from, from each opening;

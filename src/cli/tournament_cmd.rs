@@ -36,7 +36,7 @@ Example:
 pub(super) struct TournamentArgs {
     /// The participants: engines (perfect, strong, minimax, rules, random) or bot
     /// directories; at least two.
-    #[arg(value_name = "PARTICIPANT", num_args = 2.., required = true)]
+    #[arg(value_name = super::values::PARTICIPANT, num_args = 2.., required = true)]
     participants: Vec<String>,
 
     /// How many times the whole round robin is played: the first from the

@@ -6,6 +6,26 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
+use crate::engine::EngineKind;
+
+/// The value name of a participant of `match` and `tournament`: an engine
+/// or a bot's directory. The completion scripts offer both for it.
+pub(super) const PARTICIPANT: &str = "PARTICIPANT";
+
+/// The value name of `grade --versus`: an engine of its own or a reference
+/// bot's directory. The completion scripts offer both for it.
+pub(super) const OPPONENT: &str = "OPPONENT[=X,O]";
+
+/// The engines `--versus` takes: every one but those whose test is built in
+/// (`vs-perfect`, `vs-random`).
+pub(super) fn versus_engines() -> Vec<&'static str> {
+    EngineKind::ALL
+        .into_iter()
+        .filter(|&e| !matches!(e, EngineKind::Perfect | EngineKind::Random))
+        .map(EngineKind::name)
+        .collect()
+}
+
 /// `ValueEnum` for a library enum: each variant's name on the command line
 /// and its help.
 macro_rules! value_enum {

@@ -227,20 +227,72 @@ fn gradescope_shows_the_warnings_and_the_provided_files() {
     assert_eq!((test["name"].as_str(), test["status"].as_str()), (Some("build-warnings"), Some("failed")));
     assert_eq!(
         test["output"],
-        "wrong: 2 compiler warnings\n\
-         The compiler's warnings:\n\
+        "**wrong**: 2 compiler warnings\n\n\
+         The compiler's warnings:\n\n\
+         ```text\n\
          ./board.cpp:17:9: warning: unused variable 'Cleared' [-Wunused-variable]\n\
          ./board.cpp:31:29: warning: comparison of integer expressions of different signedness: 'int' and 'long \
-         unsigned int' [-Wsign-compare]"
+         unsigned int' [-Wsign-compare]\n\
+         ```\n"
     );
     assert_eq!(bob["score"].as_f64(), Some(90.0));
-    assert_eq!(bob["output"], "C++: 9 of 10 tests passed.");
+    let overview = bob["output"].as_str().unwrap();
+    assert!(overview.starts_with("C\\+\\+: 9 of 10 tests passed.\n"), "{overview}");
+    assert!(overview.contains("\n| build\\-warnings | **wrong** | 0 / 10 |\n"), "{overview}");
     let cy = run("cy-changed-main");
-    assert_eq!(
-        cy["output"],
-        "C++: 10 of 10 tests passed.\nYour copy of main.cpp differed from the course's; the course's was used."
+    assert!(
+        cy["output"].as_str().unwrap().starts_with(
+            "C\\+\\+: 10 of 10 tests passed.\n\n\
+             Your copy of main\\.cpp differed from the course\\'s\\; the course\\'s was used\\.\n\n| test |"
+        ),
+        "{}",
+        cy["output"]
     );
-    assert_eq!(cy["tests"][0]["output"], "pass: the build printed no warning");
+    assert_eq!(cy["tests"][0]["output"], "**pass**: the build printed no warning\n");
+}
+
+/// `grade --verbose` tells what the grader did with each submission: the
+/// files it copied, the course's files it placed over them, the build and
+/// run commands, and the limits.
+#[test]
+fn verbose_tells_what_the_grader_did_with_each_submission() {
+    let criteria = fs::canonicalize(fixture("criteria")).unwrap();
+    let graded = referee()
+        .current_dir(&criteria)
+        .args(["grade", "-v", "--tests", "../class/tests", "--provided", "provided", "--time", "5"])
+        .arg(Path::new("students").join("cy-changed-main"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&graded.stderr);
+    assert_eq!(graded.status.code(), Some(0), "{stderr}");
+    for said in [
+        "ttt-referee: 1 submission, 9 tests each\n",
+        "ttt-referee: each run's limits: 5 s wall, 5 s CPU, 512 MB memory, 16 MB written, 64 processes, 256 open \
+         files each\n",
+        "ttt-referee: each build's limits: ",
+        "ttt-referee: cy-changed-main: copied 3 files, ",
+        " bytes from students/cy-changed-main (board.cpp, board.h, main.cpp) into its own directory in the \
+         sandbox's scratch\n",
+        "ttt-referee: cy-changed-main: placed the course's provided files from provided over the copy: board.h, \
+         main.cpp; its copy differed (the course's was used): main.cpp\n",
+        "ttt-referee: cy-changed-main: C++: built with `",
+        "`: it built\n",
+        "ttt-referee: cy-changed-main: ran `./",
+        "` in the sandbox, once for each of 9 tests (of 9)\n",
+        // And every protection, each on its line.
+        "  in force  limits on time, CPU, file size and processes",
+    ] {
+        assert!(stderr.contains(said), "{said:?} is not said:\n{stderr}");
+    }
+    // Without it, none of that.
+    let quiet = referee()
+        .current_dir(&criteria)
+        .args(["grade", "--tests", "../class/tests", "--provided", "provided", "--time", "5"])
+        .arg(Path::new("students").join("cy-changed-main"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!stderr.contains("cy-changed-main: copied") && !stderr.contains("built with"), "{stderr}");
 }
 
 #[test]

@@ -95,6 +95,8 @@ impl Docker {
             .arg(tests)
             .arg("--report")
             .arg(&report)
+            // Every protection listed, in force or missing.
+            .arg("--verbose")
             .args(extra)
             .args(subs)
             .current_dir(crate::util::root())

@@ -726,6 +726,49 @@ fn bash_completes_a_subcommands_options() {
     assert_eq!(replies, ["grade"]);
 }
 
+/// A participant completes as an engine's name or a path, in each shell:
+/// the first and every later one of `match` and `tournament`, and the
+/// opponent of `grade --versus`.
+#[test]
+fn every_shell_completes_engines_beside_files() {
+    let Some(replies) = bash_completes(&["ttt-referee", "match", ""]) else {
+        crate::util::skip("no bash on this machine to source the completion script in");
+        return;
+    };
+    for expected in ["perfect", "strong", "minimax", "rules", "random", "Cargo.toml", "src"] {
+        assert!(replies.iter().any(|r| r == expected), "{expected}: {replies:?}");
+    }
+    assert_eq!(bash_completes(&["ttt-referee", "tournament", "perfect", "ra"]).unwrap(), ["random"]);
+    assert_eq!(bash_completes(&["ttt-referee", "match", "--gam"]).unwrap(), ["--games"]);
+    assert_eq!(bash_completes(&["ttt-referee", "grade", "--versus", "s"]).unwrap(), ["strong", "src"]);
+
+    let Some(replies) = fish_completes("ttt-referee match ") else {
+        crate::util::skip("no fish on this machine");
+        return;
+    };
+    // The engines, and the files (the script, in the directory fish runs in).
+    assert_eq!(replies, ["minimax", "perfect", "random", "rules", "strong", "ttt-referee.fish"]);
+    assert_eq!(fish_completes("ttt-referee tournament minimax r").unwrap(), ["random", "rules"]);
+    assert_eq!(
+        fish_completes("ttt-referee grade --versus ").unwrap(),
+        ["minimax", "rules", "strong", "ttt-referee.fish"]
+    );
+    // A list and nothing else: the shells, no file.
+    assert_eq!(
+        fish_completes("ttt-referee completions ").unwrap(),
+        ["bash", "elvish", "fish", "powershell", "zsh"]
+    );
+
+    let Some(seen) = zsh_completes("ttt-referee match ", "strong") else {
+        crate::util::skip("no zsh on this machine");
+        return;
+    };
+    // The engines and the directories (`functions`, where the script is).
+    for expected in ["perfect", "minimax", "rules", "random", "strong", "functions/"] {
+        assert!(seen.contains(expected), "{expected}: {seen:?}");
+    }
+}
+
 /// What fish completes for `line` (the cursor at its end), with the script
 /// `completions fish` prints sourced; `None` without fish.
 fn fish_completes(line: &str) -> Option<Vec<String>> {

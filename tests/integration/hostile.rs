@@ -1128,7 +1128,9 @@ fn open_files_are_capped_per_process() {
 "#,
     );
     let ordinary = area.ordinary("ordinary");
-    let graded = area.grade(&[&hoarder, &ordinary], " -DLIMIT=64", &["--open-files", "64"]);
+    // --verbose: the whole protections list, the limits on what is shared
+    // among them.
+    let graded = area.grade(&[&hoarder, &ordinary], " -DLIMIT=64", &["--open-files", "64", "--verbose"]);
     graded.all(0, "no-output");
     graded.all(1, "no-output");
     assert!(graded.stderr.contains("64 open files a process"), "{}", graded.stderr);

@@ -203,8 +203,14 @@ fn one_hostile_name_is_inert_in_every_output() {
         )],
     );
     let report = root.join("report");
-    let mut args =
-        vec![os("grade"), os("--tests"), tests.clone().into(), os("--report"), report.clone().into()];
+    let mut args = vec![
+        os("grade"),
+        os("--verbose"),
+        os("--tests"),
+        tests.clone().into(),
+        os("--report"),
+        report.clone().into(),
+    ];
     args.extend([built.clone().into_os_string(), python.clone().into_os_string()]);
     let graded = run(root, &args.iter().map(AsRef::as_ref).collect::<Vec<_>>());
     found.streams("grade", &graded);
@@ -231,7 +237,13 @@ fn one_hostile_name_is_inert_in_every_output() {
         ];
         let graded = run(root, &args.iter().map(AsRef::as_ref).collect::<Vec<_>>());
         found.streams("grade --gradescope --classroom", &graded);
-        found.strings("Gradescope's results.json", &json(&gradescope));
+        let results = json(&gradescope);
+        found.strings("Gradescope's results.json", &results);
+        // Its feedback is Markdown (`output_format` `md`), the tests' too.
+        found.markdown("Gradescope's output", results["output"].as_str().unwrap_or_default());
+        for test in results["tests"].as_array().into_iter().flatten() {
+            found.markdown("a Gradescope test's output", test["output"].as_str().unwrap_or_default());
+        }
         found.strings("Classroom's result.json", &json(&classroom.join("result.json")));
         found.markdown("summary.md", &read(&classroom.join("summary.md")));
     }

@@ -153,7 +153,7 @@ fn a_root_grader_installed_under_a_private_home_grades() {
     let report = area.path().join("report");
     let mut grade = Command::new(&referee);
     grade
-        .args(["grade", "--time", "10", "--build", BUILD, "--tests"])
+        .args(["grade", "--verbose", "--time", "10", "--build", BUILD, "--tests"])
         .arg(&tests)
         .arg("--report")
         .arg(&report)
@@ -244,7 +244,7 @@ impl UserArea {
             .arg(format!("--regid={id}"))
             .args(["--clear-groups", "--"])
             .arg(self.path().join("bin").join("ttt-referee"))
-            .args(["grade", "--time", "10", "--build", BUILD, "--tests"])
+            .args(["grade", "--verbose", "--time", "10", "--build", BUILD, "--tests"])
             .arg(self.tests())
             .arg("--report")
             .arg(&report)
@@ -267,7 +267,7 @@ impl UserArea {
             .arg(format!("--regid={id}"))
             .args(["--clear-groups", "--"])
             .arg(self.path().join("bin").join("ttt-referee"))
-            .arg("grade")
+            .args(["grade", "--verbose"])
             .args(args)
             .arg("--report")
             .arg(&report)
@@ -313,13 +313,30 @@ fn an_ordinary_user_grades_with_what_it_has() {
     // No cgroup can be written by an ordinary user on this machine (so no
     // cpu controller either); every other protection is the user's to have.
     let protections = graded.protections();
+    let mut no_cgroup = None;
     for (name, on) in &protections {
         if name.contains("a cgroup") || name.contains("a fair share of the CPU") {
             assert!(!on, "the cgroup is in force for an ordinary user:\n{}", graded.stderr);
+            if let Some((_, why)) = name.split_once("and their number (") {
+                no_cgroup = why.strip_suffix(')').map(str::to_owned);
+            }
         } else {
             assert!(on, "missing for an ordinary user: {name}\n{}", graded.stderr);
         }
     }
+    // Before the whole list (--verbose), the short one: the reason the
+    // cgroup's two protections are missing said once, with its remedy.
+    let (short, _) = graded.stderr.split_once("ttt-referee: the protections, each:\n").unwrap();
+    let no_cgroup = no_cgroup.unwrap();
+    assert!(
+        short.contains(&format!(
+            "protections in force; missing:\n  - a cgroup; a fair share of the CPU: {no_cgroup}\n    remedy: run as \
+             root or with a delegated cgroup"
+        )),
+        "{}",
+        graded.stderr
+    );
+    assert_eq!(short.matches(no_cgroup.as_str()).count(), 1, "{}", graded.stderr);
     for kind in
         ["a cgroup", "seccomp", "its own root", "PID, network", "tmpfs", "Landlock", "grader's own user"]
     {

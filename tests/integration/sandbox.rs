@@ -259,8 +259,23 @@ fn crashes_and_exits_are_told_apart() {
 fn the_grader_says_what_protects_the_runs() {
     let area = Area::new(1);
     let nothing = area.c("nothing", "int main(void) { return 0; }");
+    // Every protection is in force here: one line says so.
     let graded = area.grade(&[&nothing], &[]);
-    assert!(graded.stderr.starts_with("ttt-referee: grading with these protections:\n"), "{}", graded.stderr);
+    assert!(
+        graded
+            .stderr
+            .starts_with("ttt-referee: sandbox: all 11 protections in force (--verbose lists them)\n"),
+        "{}",
+        graded.stderr
+    );
+    assert!(!graded.stderr.contains("in force  "), "{}", graded.stderr);
+    // --verbose lists each.
+    let graded = area.grade(&[&nothing], &["--verbose"]);
+    assert!(
+        graded.stderr.starts_with("ttt-referee: sandbox: all 11 protections in force:\n"),
+        "{}",
+        graded.stderr
+    );
     for name in [
         "seccomp",
         "its own root",

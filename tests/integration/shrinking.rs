@@ -202,10 +202,19 @@ fn gradescope_shows_the_student_the_smallest_game_inert() {
     let output = results["tests"][2]["output"].as_str().unwrap();
     let (_, smallest) =
         output.split_once("\n\nThe smallest game that still fails (").unwrap_or_else(|| panic!("{output}"));
-    assert!(smallest.contains(" of the test's 7 move lines):\nTic-Tac-Toe Game Data\n"), "{output}");
+    assert!(
+        smallest.contains(" of the test's 7 move lines):\n\n```text\nTic-Tac-Toe Game Data\n"),
+        "{output}"
+    );
     assert!(smallest.contains("\nX\t10\n"), "tabs stay tabs: {output}");
-    assert!(smallest.contains("\nOn it: crashed: was killed by SIGABRT\nExpected on it:\n"), "{output}");
-    assert!(smallest.contains("\nYour program's answer on it:\nProgrammer: Ivy Chen\n"), "{output}");
+    assert!(
+        smallest.contains("\nOn it: **crashed**: was killed by SIGABRT\n\nExpected on it:\n\n```text\n"),
+        "{output}"
+    );
+    assert!(
+        smallest.contains("\nYour program's answer on it:\n\n```text\nProgrammer: Ivy Chen\n"),
+        "{output}"
+    );
     assert!(smallest.contains("\nStandard error on it:\n"), "{output}");
 }
 

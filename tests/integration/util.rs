@@ -135,9 +135,13 @@ impl Graded {
             .unwrap_or_default()
     }
 
-    /// Whether the grading said this protection is in force.
+    /// Whether the grading said this protection is in force: all are, or
+    /// (with `--verbose`) its line says so.
     pub fn in_force(&self, name: &str) -> bool {
-        self.stderr.lines().any(|l| l.contains("in force") && l.contains(name))
+        self.stderr
+            .lines()
+            .any(|l| l.starts_with("ttt-referee: sandbox: all ") && l.contains(" protections in force"))
+            || self.stderr.lines().any(|l| l.starts_with("  in force  ") && l.contains(name))
     }
 }
 

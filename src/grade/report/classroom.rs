@@ -5,7 +5,7 @@
 //!   table, then each failing test's first difference and smallest failing
 //!   game, then the protections the grading had to go without. Student text
 //!   is made inert ([`crate::text`]): in the table and the prose as
-//!   [`markdown`] (every ASCII punctuation mark escaped, no `@` that could
+//!   [`crate::text::markdown`] (every ASCII punctuation mark escaped, no `@` that could
 //!   be a link), longer text line by line in fenced blocks whose fence is
 //!   longer than any run of backticks inside. Every piece is cut to a
 //!   bound, so a 1 MB line costs a few hundred bytes.
@@ -24,15 +24,10 @@ use serde::Serialize;
 
 use super::formats::{capitalized, score};
 use super::gradescope::Scoring;
+use super::markdown::cell;
 use super::{Grading, ReportError, Sink, write_file};
 use crate::grade::result::{Graded, SubmissionResult, TestResult, Verdict};
-use crate::text::{cut, inert, inert_lines, markdown, said};
-
-/// The most bytes of one table cell's text.
-const CELL_BYTES: usize = 200;
-
-/// The most bytes of one line in a fenced block.
-const BLOCK_LINE_BYTES: usize = 300;
+use crate::text::{cut, inert, inert_lines};
 
 /// The most lines of one fenced block.
 const BLOCK_LINES: usize = 40;
@@ -295,30 +290,10 @@ fn details(t: &TestResult, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Text for a table cell or a line of prose: cut at [`CELL_BYTES`], then
-/// [`markdown`] (control characters shown escaped, a newline too; nothing
-/// in it Markdown, HTML or a link).
-fn cell(text: &str) -> String {
-    markdown(&said(text, CELL_BYTES))
-}
-
-/// Writes `text` as a fenced block: at most [`BLOCK_LINES`] lines, each
-/// made inert ([`inert_lines`]: tabs kept) and cut at [`BLOCK_LINE_BYTES`],
-/// inside a fence of more backticks than any run of them in it (and at least three), which
-/// nothing inside can close.
+/// Writes `text` as a fenced block of at most [`BLOCK_LINES`] lines
+/// ([`super::markdown::block`]).
 fn block(text: &str, out: &mut impl Write) -> io::Result<()> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut body = String::new();
-    for line in lines.iter().take(BLOCK_LINES) {
-        body.push_str(&inert_lines(&said(line, BLOCK_LINE_BYTES)));
-        body.push('\n');
-    }
-    if lines.len() > BLOCK_LINES {
-        let _ = writeln!(body, "… ({} lines in all)", lines.len());
-    }
-    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    write!(out, "{fence}text\n{body}{fence}\n")
+    out.write_all(super::markdown::block(text, BLOCK_LINES).as_bytes())
 }
 
 #[cfg(test)]
@@ -452,22 +427,5 @@ mod tests {
             assert_eq!(sum.to_bits(), expected.to_bits(), "after test {i}: {sum} for {expected}");
         }
         assert_eq!(format!("{sum}"), "100");
-    }
-
-    #[test]
-    fn a_cell_holds_no_markdown_or_html() {
-        assert_eq!(cell("a|b `c` <b>x</b>\n*y*"), "a\\|b \\`c\\` \\<b\\>x\\<\\/b\\>\\\\u\\{a\\}\\*y\\*");
-        let long = "é".repeat(1000);
-        assert!(cell(&long).len() < 260, "{}", cell(&long).len());
-    }
-
-    #[test]
-    fn a_fence_is_longer_than_any_backtick_run_inside() {
-        let mut out = Vec::new();
-        block("a ```` b\n`\n", &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "`````text\na ```` b\n`\n`````\n");
-        let mut out = Vec::new();
-        block("plain", &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "```text\nplain\n```\n");
     }
 }

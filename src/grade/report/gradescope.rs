@@ -1,7 +1,12 @@
 //! Gradescope's `results.json` for one submission: the assignment's points
 //! shared among the tests in hundredths (so the scores add up exactly),
 //! each test's visibility chosen by name patterns, and the feedback a
-//! student can act on.
+//! student can act on, in Markdown (`output_format` `md`, which Gradescope
+//! renders): the submission's tests as a table, and each failing test's
+//! first difference, standard error and smallest failing input in fenced
+//! blocks. Student text is made inert and then Markdown
+//! ([`super::markdown`]), so nothing a program prints can end a cell or a
+//! block, or become HTML or a link.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -10,10 +15,23 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::formats::capitalized;
+use super::formats::{capitalized, score};
+use super::markdown::{block, cell};
 use super::{ReportError, Sink, write_file};
 use crate::grade::result::{Graded, STDERR_LINES, SubmissionResult, TestResult, Verdict};
-use crate::text::{inert, inert_lines};
+use crate::text::inert;
+
+/// How Gradescope is to show `output`: Markdown (its values are `text`,
+/// `html`, `simple_format`, `md` and `ansi`).
+const MARKDOWN: &str = "md";
+
+/// How Gradescope is to show a test's name: as plain text (names are made
+/// inert, not Markdown).
+const PLAIN: &str = "text";
+
+/// The most lines of one fenced block of a test's feedback: enough for a
+/// transcript of a smallest failing game.
+const BLOCK_LINES: usize = 200;
 
 /// When students see a test (Gradescope's `visibility`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -131,6 +149,9 @@ struct Results {
     score: f64,
     execution_time: u64,
     output: String,
+    output_format: &'static str,
+    test_output_format: &'static str,
+    test_name_format: &'static str,
     tests: Vec<Case>,
 }
 
@@ -141,6 +162,8 @@ struct Case {
     max_score: f64,
     status: &'static str,
     output: String,
+    output_format: &'static str,
+    name_format: &'static str,
     visibility: Visibility,
 }
 
@@ -180,9 +203,10 @@ impl Sink for Gradescope {
 
 /// Writes `results.json` for `result`.
 pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write) -> io::Result<()> {
+    let shares = scoring.hundredths(result);
     let mut total = 0;
     let mut tests = Vec::new();
-    for (t, (score, max)) in result.tests.iter().zip(scoring.hundredths(result)) {
+    for (t, &(score, max)) in result.tests.iter().zip(&shares) {
         total += score;
         tests.push(Case {
             name: inert(&t.test).into_owned(),
@@ -190,24 +214,73 @@ pub fn write(result: &SubmissionResult, scoring: &Scoring, out: &mut impl Write)
             max_score: hundredths(max),
             status: if t.verdict == Verdict::Pass { "passed" } else { "failed" },
             output: case_output(t),
+            output_format: MARKDOWN,
+            name_format: PLAIN,
             visibility: scoring.visibility(&t.test),
         });
     }
     let wall: f64 = result.tests.iter().map(|t| t.wall).sum();
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "seconds of a grading")]
     let execution_time = wall.round() as u64;
-    let passed = result.count(Verdict::Pass);
-    let mut output = if result.build_failed {
-        format!("The build failed:\n{}", inert_text(result.build_log.as_deref().unwrap_or("")))
-    } else {
-        format!("{}: {passed} of {} tests passed.", inert(&result.language), result.tests.len())
+    let results = Results {
+        score: hundredths(total),
+        execution_time,
+        output: overview(result, scoring, &shares),
+        output_format: MARKDOWN,
+        test_output_format: MARKDOWN,
+        test_name_format: PLAIN,
+        tests,
     };
-    for note in result.provided_notes() {
-        let _ = write!(output, "\n{}", inert(&note));
-    }
-    let results = Results { score: hundredths(total), execution_time, output, tests };
     serde_json::to_writer_pretty(&mut *out, &results)?;
     writeln!(out)
+}
+
+/// The feedback on the whole submission, in Markdown: how many tests
+/// passed, the build's log if it failed, the notes on the course's
+/// provided files, and a table of the tests students may see now (name,
+/// verdict, points); those hidden until later are counted, not named.
+fn overview(result: &SubmissionResult, scoring: &Scoring, shares: &[(u64, u64)]) -> String {
+    let mut text = format!(
+        "{}: {} of {} tests passed.\n",
+        cell(&result.language),
+        result.count(Verdict::Pass),
+        result.tests.len()
+    );
+    if result.build_failed {
+        let _ = write!(
+            text,
+            "\nThe build failed:\n\n{}",
+            block(result.build_log.as_deref().unwrap_or(""), BLOCK_LINES)
+        );
+    }
+    for note in result.provided_notes() {
+        let _ = write!(text, "\n{}\n", cell(&note));
+    }
+    let mut later = 0;
+    let mut rows = String::new();
+    for (t, &(got, max)) in result.tests.iter().zip(shares) {
+        if scoring.visibility(&t.test) != Visibility::Visible {
+            later += 1;
+            continue;
+        }
+        let verdict =
+            if t.verdict == Verdict::Pass { "pass".to_owned() } else { format!("**{}**", t.verdict) };
+        let _ = writeln!(
+            rows,
+            "| {} | {verdict} | {} / {} |",
+            cell(&t.test),
+            score(hundredths(got)),
+            score(hundredths(max))
+        );
+    }
+    if !rows.is_empty() {
+        let _ = write!(text, "\n| test | verdict | points |\n| --- | --- | ---: |\n{rows}");
+    }
+    if later > 0 {
+        let (tests, are) = if later == 1 { ("test is", "it") } else { ("tests are", "them") };
+        let _ = write!(text, "\n{later} more {tests} shown when Gradescope shows {are}.\n");
+    }
+    text
 }
 
 /// `results.json` for a grading that could not be done: no score, and why.
@@ -216,58 +289,61 @@ pub fn write_failure(why: &str, out: &mut impl Write) -> io::Result<()> {
         score: 0.0,
         execution_time: 0,
         output: format!(
-            "The autograder could not grade this submission: {}\nPlease tell your instructor.",
-            inert_text(why)
+            "The autograder could not grade this submission:\n\n{}\nPlease tell your instructor.\n",
+            block(why, BLOCK_LINES)
         ),
+        output_format: MARKDOWN,
+        test_output_format: MARKDOWN,
+        test_name_format: PLAIN,
         tests: Vec::new(),
     };
     serde_json::to_writer_pretty(&mut *out, &results)?;
     writeln!(out)
 }
 
-/// Text made inert line by line ([`inert_lines`]: newlines and tabs kept,
-/// each line neutralised), without a last newline.
-fn inert_text(text: &str) -> String {
-    text.lines().map(|l| inert_lines(l).into_owned()).collect::<Vec<_>>().join("\n")
-}
-
-/// A test's feedback: the verdict and why, the first difference, and the
-/// end of its standard error.
+/// A test's feedback, in Markdown: the verdict and why, then in fenced
+/// blocks the compiler's warnings, the first difference, the end of its
+/// standard error, and its smallest failing input with what was expected
+/// and answered on it.
 fn case_output(t: &TestResult) -> String {
-    let mut text = format!("{}: {}", t.verdict, inert(&t.detail));
+    let mut text = if t.detail.is_empty() {
+        format!("**{}**\n", t.verdict)
+    } else {
+        format!("**{}**: {}\n", t.verdict, cell(&t.detail))
+    };
     if let Some(warnings) = t.warnings() {
-        let _ = write!(text, "\nThe compiler's warnings:\n{}", inert_text(warnings));
+        let _ = write!(text, "\nThe compiler's warnings:\n\n{}", block(warnings, BLOCK_LINES));
     }
     if let Some(d) = &t.first_difference {
-        let _ = write!(text, "\n{}", inert_text(&d.to_string()));
+        let _ = write!(text, "\nThe first difference:\n\n{}", block(&d.to_string(), BLOCK_LINES));
     }
     if !t.stderr.is_empty() {
         let _ = write!(
             text,
-            "\nStandard error (its last {STDERR_LINES} lines at most):\n{}",
-            inert_text(&t.stderr)
+            "\nStandard error (its last {STDERR_LINES} lines at most):\n\n{}",
+            block(&t.stderr, BLOCK_LINES)
         );
     }
     if let Some(s) = &t.smallest_failing_input {
         let _ = write!(
             text,
-            "\n\n{}:\n{}\nOn it: {}: {}",
+            "\n{}:\n\n{}\nOn it: **{}**: {}\n",
             capitalized(&s.heading()),
-            inert_text(&s.input),
+            block(&s.input, BLOCK_LINES),
             s.verdict,
-            inert(&s.detail)
+            cell(&s.detail)
         );
         if let Some(d) = &s.first_difference {
-            let _ = write!(text, "\n{}", inert_text(&d.to_string()));
+            let _ = write!(text, "\nThe first difference on it:\n\n{}", block(&d.to_string(), BLOCK_LINES));
         }
         let _ = write!(
             text,
-            "\nExpected on it:\n{}\nYour program's answer on it:\n{}",
-            inert_text(&s.expected),
-            inert_text(&s.actual)
+            "\nExpected on it:\n\n{}\nYour program's answer on it:\n\n{}",
+            block(&s.expected, BLOCK_LINES),
+            block(&s.actual, BLOCK_LINES)
         );
         if !s.stderr.is_empty() {
-            let _ = write!(text, "\nStandard error on it:\n{}", inert_text(&s.stderr));
+            let _ = write!(text, "\nStandard error on it:\n\n{}", block(&s.stderr, BLOCK_LINES));
         }
     }
     text
@@ -346,13 +422,161 @@ mod tests {
     #[test]
     fn a_failure_still_makes_results() {
         let mut out = Vec::new();
-        write_failure("no tests\u{1b}[2J", &mut out).unwrap();
+        write_failure("no tests\u{1b}[2J\n```\n<b>x</b>", &mut out).unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(doc["score"], 0.0);
+        assert_eq!(doc["output_format"], "md");
         assert_eq!(doc["tests"], serde_json::json!([]));
         assert_eq!(
             doc["output"],
-            "The autograder could not grade this submission: no tests\\u{1b}[2J\nPlease tell your instructor."
+            "The autograder could not grade this submission:\n\n\
+             ````text\nno tests\\u{1b}[2J\n```\n<b>x</b>\n````\n\nPlease tell your instructor.\n"
         );
+    }
+
+    /// A submission whose program wrote hostile text everywhere a student
+    /// can: pipes, backticks (longer runs than a fence), HTML, a link, a
+    /// terminal escape, a workflow command, and a 1 MB line.
+    fn hostile() -> SubmissionResult {
+        use crate::check::{Difference, Unmatched};
+        use crate::grade::result::{Evidence, Smallest};
+        let huge = "|`<".repeat(350_000);
+        let difference = Difference {
+            expected: Some((2, "X: Ada O: Bob".to_owned())),
+            actual: Some((2, format!("X: <img src=x onerror=alert(1)> | ```` [link](http://x) {huge}"))),
+        };
+        let wrong = TestResult {
+            score: 0.0,
+            wall: 0.25,
+            first_difference: Some(difference.clone()),
+            stderr: "boom `` ``` ````\n<script>alert(1)</script>\n\u{1b}[2J| a | b |\n::error::x".to_owned(),
+            smallest_failing_input: Some(Smallest {
+                input: format!("Tic-Tac-Toe Game Data\nX: a O: b\n\nX\t5\n```` {huge}\n"),
+                evidence: Evidence::Transcript {
+                    lines: 2,
+                    original_lines: 9,
+                    unit: "move lines".into(),
+                    moves: vec!["X\t5".to_owned()],
+                },
+                verdict: Verdict::Wrong,
+                detail: "the first difference is at line 2 | *bold*".to_owned(),
+                expected: "Game over\n".to_owned(),
+                actual: "| x | y |\n</details><script>alert(2)</script>\n".to_owned(),
+                first_difference: Some(difference),
+                stderr: String::new(),
+                runs: 7,
+                seconds: 0.5,
+                complete: true,
+                unmatched: Unmatched::default(),
+            }),
+            ..TestResult::not_run(
+                "02-<b>|hostile`.txt",
+                Verdict::Wrong,
+                "the first difference is at line 2 | <i>".to_owned(),
+            )
+        };
+        let pass = TestResult {
+            score: 1.0,
+            ..TestResult::not_run("01-fine.txt", Verdict::Pass, "all 3 lines match".to_owned())
+        };
+        let hidden =
+            TestResult { score: 1.0, ..TestResult::not_run("03-hidden.txt", Verdict::Pass, String::new()) };
+        SubmissionResult {
+            submission: "eve".to_owned(),
+            language: "Python (<b>|x`.py)".to_owned(),
+            score: 50.0,
+            build_failed: false,
+            build_log: None,
+            provided_missing: None,
+            provided_changed: None,
+            provided_removed: None,
+            tests: vec![pass, wrong, hidden],
+        }
+    }
+
+    /// Checks that `markdown` holds nothing a student wrote that Markdown
+    /// would read: outside its fenced blocks no `<`, `|` or backtick that is
+    /// not escaped and no table row of more cells than the header's; inside,
+    /// no line that could close the block.
+    fn assert_contained(markdown: &str) {
+        let mut fence: Option<String> = None;
+        let mut columns = None;
+        for line in markdown.lines() {
+            if let Some(open) = &fence {
+                if line.starts_with(open.as_str()) {
+                    assert_eq!(line.trim_end(), open, "a line closes a block early:\n{line}");
+                    fence = None;
+                }
+                continue;
+            }
+            let ticks = line.len() - line.trim_start_matches('`').len();
+            if ticks >= 3 {
+                fence = Some("`".repeat(ticks));
+                continue;
+            }
+            // Every `|`, `<` and backtick is escaped, or ours (a table's
+            // bars, the `**` of a verdict).
+            let mut escaped = false;
+            let mut bars = 0;
+            for c in line.chars() {
+                if !escaped {
+                    assert!(c != '<' && c != '`', "unescaped {c:?} in {line}");
+                    bars += usize::from(c == '|');
+                }
+                escaped = !escaped && c == '\\';
+            }
+            if line.starts_with('|') {
+                assert_eq!(*columns.get_or_insert(bars), bars, "a row of another width: {line}");
+            }
+        }
+        assert!(fence.is_none(), "a block is left open:\n{markdown}");
+    }
+
+    /// The feedback of a failing submission full of hostile text, byte for
+    /// byte (`fixtures/gradescope/hostile-results.json`): Markdown that
+    /// nothing a student wrote breaks out of, and the 1 MB lines cut.
+    #[test]
+    fn the_feedback_of_a_failing_submission_is_inert_markdown() {
+        let rules = [("03-*".to_owned(), Visibility::AfterDueDate)];
+        let mut out = Vec::new();
+        write(&hostile(), &Scoring::new(10.0, &rules).unwrap(), &mut out).unwrap();
+        let golden =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gradescope/hostile-results.json");
+        if std::env::var_os("TTT_BLESS").is_some() {
+            std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+            std::fs::write(&golden, &out).unwrap();
+        }
+        assert!(out.len() < 16 << 10, "{} bytes", out.len());
+        let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            (doc["output_format"].as_str(), doc["test_output_format"].as_str()),
+            (Some("md"), Some("md"))
+        );
+        let overview = doc["output"].as_str().unwrap();
+        assert_contained(overview);
+        // The table names the tests shown now, with their points; the one
+        // shown after the due date is counted, not named.
+        assert!(overview.contains("| 01\\-fine\\.txt | pass | 3.34 / 3.34 |"), "{overview}");
+        assert!(
+            overview.contains("| 02\\-\\<b\\>\\|hostile\\`\\.txt | **wrong** | 0 / 3.33 |"),
+            "{overview}"
+        );
+        assert!(!overview.contains("03"), "{overview}");
+        assert!(overview.contains("1 more test is shown when Gradescope shows it."), "{overview}");
+        for test in doc["tests"].as_array().unwrap() {
+            assert_eq!(test["output_format"], "md");
+            assert_contained(test["output"].as_str().unwrap());
+        }
+        let failing = doc["tests"][1]["output"].as_str().unwrap();
+        assert!(
+            failing.starts_with("**wrong**: the first difference is at line 2 \\| \\<i\\>\n"),
+            "{failing}"
+        );
+        assert!(
+            failing.contains("\n`````text\n  expected line 2: X: Ada O: Bob\n"),
+            "the first difference is not in a block:\n{failing}"
+        );
+        assert!(failing.contains("\\u{1b}[2J| a | b |\n\\u{3a}:error::x\n"), "{failing}");
+        assert_eq!(String::from_utf8(out).unwrap(), std::fs::read_to_string(&golden).unwrap());
     }
 }

@@ -8,6 +8,7 @@
 //!   move by move on its page;
 //! - [`gradescope`]: Gradescope's `results.json`;
 //! - [`classroom`]: GitHub Classroom's step summary and runner result;
+//! - [`markdown`]: student text in Markdown feedback (both of the above);
 //! - [`progress`]: the progress bar on standard error;
 //! - [`part`]: a part of a split grading's own record, `part.json`, and
 //!   [`merge`] the parts checked and put back together.
@@ -20,6 +21,7 @@ pub mod files;
 pub mod formats;
 pub mod games;
 pub mod gradescope;
+pub mod markdown;
 pub mod merge;
 pub mod part;
 pub mod progress;
