@@ -148,6 +148,23 @@ impl Staged {
             }
             _ => target.to_path_buf(),
         };
+        Staged::beside(target, durability)
+    }
+
+    /// Output for the file `target` in a directory others may have written
+    /// into (a report directory a CI cache restored, say), written beside it
+    /// under a temporary name and renamed over whatever is there: a
+    /// symbolic link, a pipe or a device at `target` is replaced, never
+    /// followed or opened, so nothing outside the directory is written.
+    ///
+    /// # Errors
+    /// If the temporary file cannot be created in `target`'s directory.
+    pub fn replacing(target: &Path, durability: Durability) -> io::Result<Staged> {
+        Staged::beside(target.to_path_buf(), durability)
+    }
+
+    /// Output staged beside `target`, renamed onto it at the commit.
+    fn beside(target: PathBuf, durability: Durability) -> io::Result<Staged> {
         let dir = match target.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
@@ -196,7 +213,9 @@ impl Staged {
             }
             Inner::File { temp, target, durability, _listed } => {
                 let temp = temp.into_inner().map_err(io::IntoInnerError::into_error)?;
-                if let Ok(meta) = fs::metadata(&target) {
+                // A regular file's permissions kept; a link's target's are
+                // never read (a replacing target may be a link).
+                if let Some(meta) = fs::symlink_metadata(&target).ok().filter(fs::Metadata::is_file) {
                     temp.as_file().set_permissions(meta.permissions())?;
                 }
                 if durability == Durability::Synced {
@@ -211,6 +230,47 @@ impl Staged {
             Inner::Direct(mut file) => file.flush(),
         }
     }
+}
+
+/// Makes the directories of `relative` under `root`, each a real directory:
+/// a symbolic link or a file where one should be is replaced by an empty
+/// directory, never followed, so what is written below stays under `root`
+/// (a report directory may hold what others put there).
+///
+/// # Errors
+/// Any error reading, removing or making one.
+pub fn real_dirs(root: &Path, relative: &Path) -> io::Result<PathBuf> {
+    let mut at = root.to_path_buf();
+    for part in relative.components() {
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                fs::remove_file(&at)?;
+                fs::create_dir(&at)?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&at)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(at)
+}
+
+/// Writes the file `path` whole with `write`, as [`write_whole`] does, but
+/// replacing whatever is at `path` ([`Staged::replacing`]): a symbolic link
+/// or a pipe there is replaced, never followed. For the files of a report
+/// directory, which may hold what others put there.
+///
+/// # Errors
+/// Any error creating, writing or committing it.
+pub fn replace_whole(
+    path: &Path,
+    durability: Durability,
+    write: impl FnOnce(&mut Staged) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut staged = Staged::replacing(path, durability)?;
+    write(&mut staged)?;
+    staged.commit()
 }
 
 /// Writes the file `path` whole with `write`: it appears complete, or not

@@ -90,8 +90,13 @@ pub enum Distrust {
     /// It has no seal beside it.
     #[error("it has no seal ({}): it was not recorded whole by this tool", .0.display())]
     Unsealed(PathBuf),
+    /// It is not a regular file (a link, a pipe, a device, a directory).
+    #[error("it is not a regular file (a link, a pipe, a device or a directory)")]
+    NotAFile,
     /// Its seal is not this key's seal of its bytes.
-    #[error("its seal does not match: it was edited, or recorded with another key")]
+    #[error(
+        "its seal does not match: it was edited, recorded with another key, or played under another --move-time, --clock or --rule"
+    )]
     Broken,
     /// An engine it names would not play a move it claims (a record of an
     /// older version, whose engines played otherwise).
@@ -235,8 +240,10 @@ impl Event<'_> {
             }
         };
         if let Some(dir) = report {
-            let games = dir.join("games");
-            std::fs::create_dir_all(&games).map_err(|source| EventError::Write { path: games, source })?;
+            // A real directory, never a link someone put there.
+            std::fs::create_dir_all(dir)
+                .and_then(|()| output::real_dirs(dir, Path::new("games")))
+                .map_err(|source| EventError::Write { path: dir.join("games"), source })?;
         }
         let held = self.fixtures.iter().filter(|f| self.part.is_none_or(|part| part.holds_game(f.number)));
         for fixture in held {
@@ -333,6 +340,17 @@ impl Event<'_> {
             .collect()
     }
 
+    /// What its games depend on that their records do not say, as a seal
+    /// takes it in: the rule, the move time, the clock.
+    fn settings(&self) -> String {
+        format!(
+            "rule={} move={}us clock={}",
+            self.geometry.rule().name(),
+            self.move_time.as_micros(),
+            self.clock.map_or_else(|| "none".to_owned(), |c| c.to_string())
+        )
+    }
+
     /// Whether its games come in pairs, each opening played from both sides
     /// by two participants (games 2k-1 and 2k, seats swapped): the
     /// sequential test then counts pairs (pentanomial), else games.
@@ -393,11 +411,11 @@ impl Event<'_> {
                 // record with no seal or an old one, and its game is played
                 // again.
                 let sealed = seal::seal_path(&path);
-                output::write_whole(&sealed, Durability::Renamed, |out| {
-                    io::Write::write_all(out, self.key.seal(text.as_bytes()).as_bytes())
+                output::replace_whole(&sealed, Durability::Renamed, |out| {
+                    io::Write::write_all(out, self.key.seal(&self.settings(), text.as_bytes()).as_bytes())
                 })
                 .map_err(|source| EventError::Write { path: sealed, source })?;
-                output::write_whole(&path, Durability::Renamed, |out| {
+                output::replace_whole(&path, Durability::Renamed, |out| {
                     io::Write::write_all(out, text.as_bytes())
                 })
                 .map_err(|source| EventError::Write { path, source })?;
@@ -424,11 +442,17 @@ impl Event<'_> {
     fn resume(&self, dir: &Path, fixture: &Fixture) -> Result<Resumed, EventError> {
         let relative = self.record_path(fixture.number);
         let path = dir.join(&relative);
-        let Some(bytes) = read_bounded(&path)? else { return Ok(Resumed::Absent) };
-        let sealed = seal::seal_path(&path);
         let distrusted = |why: Distrust| Ok(Resumed::Distrusted { path: path.clone(), why });
-        let Some(seal) = read_bounded(&sealed)? else { return distrusted(Distrust::Unsealed(sealed)) };
-        if !self.key.verifies(&bytes, &String::from_utf8_lossy(&seal)) {
+        let bytes = match read_bounded(&path)? {
+            Found::Absent => return Ok(Resumed::Absent),
+            Found::NotAFile => return distrusted(Distrust::NotAFile),
+            Found::Bytes(bytes) => bytes,
+        };
+        let sealed = seal::seal_path(&path);
+        let Found::Bytes(seal) = read_bounded(&sealed)? else {
+            return distrusted(Distrust::Unsealed(sealed));
+        };
+        if !self.key.verifies(&self.settings(), &bytes, &String::from_utf8_lossy(&seal)) {
             return distrusted(Distrust::Broken);
         }
         // Sealed by this key, so written by this tool: a record that is
@@ -472,19 +496,42 @@ enum Resumed {
     },
 }
 
-/// The bytes of the file at `path` (at most [`MAX_RECORD`]), or `None` if
-/// there is none.
-fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, EventError> {
-    match std::fs::File::open(path) {
-        Ok(file) => {
-            let mut bytes = Vec::new();
-            io::Read::read_to_end(&mut io::Read::take(file, MAX_RECORD), &mut bytes)
-                .map_err(|source| EventError::Read { path: path.to_owned(), source })?;
-            Ok(Some(bytes))
+/// What is at a record's or a seal's path.
+pub(super) enum Found {
+    /// Nothing.
+    Absent,
+    /// Something that is not a regular file (a link, a pipe, a device, a
+    /// directory): never followed or opened for reading, so a pipe cannot
+    /// hang the run; its game is played again and it is replaced.
+    NotAFile,
+    /// A regular file's bytes, at most [`MAX_RECORD`].
+    Bytes(Vec<u8>),
+}
+
+/// What is at `path` ([`Found`]).
+pub(super) fn read_bounded(path: &Path) -> Result<Found, EventError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path);
+    let file = match opened {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Found::Absent),
+        // ELOOP: a symbolic link; ENXIO: a socket or a pipe no one writes.
+        Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ELOOP | nix::libc::ENXIO)) => {
+            return Ok(Found::NotAFile);
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(EventError::Read { path: path.to_owned(), source }),
+        Err(source) => return Err(EventError::Read { path: path.to_owned(), source }),
+    };
+    let meta = file.metadata().map_err(|source| EventError::Read { path: path.to_owned(), source })?;
+    if !meta.is_file() {
+        return Ok(Found::NotAFile);
     }
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(file, MAX_RECORD), &mut bytes)
+        .map_err(|source| EventError::Read { path: path.to_owned(), source })?;
+    Ok(Found::Bytes(bytes))
 }
 
 impl Event<'_> {
@@ -635,7 +682,8 @@ mod tests {
         // Not UTF-8, but sealed with this key: this tool's record of
         // something else.
         std::fs::write(&path, b"\xff\xfe").unwrap();
-        std::fs::write(seal::seal_path(&path), key().seal(b"\xff\xfe")).unwrap();
+        std::fs::write(seal::seal_path(&path), key().seal(&event(&entrants, 1).settings(), b"\xff\xfe"))
+            .unwrap();
         let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
         assert!(error.to_string().contains(": it is not UTF-8 text; use another"), "{error}");
     }
@@ -651,12 +699,15 @@ mod tests {
             error.to_string().starts_with(&format!("{}: cannot write: ", file.join("games").display())),
             "{error}"
         );
+        // A directory where a record goes is not read, and cannot be
+        // replaced by the game played again.
         std::fs::create_dir_all(dir.path().join("games/001.txt")).unwrap();
         let error = event(&entrants, 1).run(Some(dir.path()), 1, &mut |_| ()).unwrap_err();
         assert!(
-            error
-                .to_string()
-                .starts_with(&format!("{}: cannot read: ", dir.path().join("games/001.txt").display())),
+            error.to_string().starts_with(&format!(
+                "{}: cannot write: Is a directory",
+                dir.path().join("games/001.txt").display()
+            )),
             "{error}"
         );
     }
@@ -693,15 +744,15 @@ mod tests {
 
         let seal_path = seal::seal_path(&path);
         let cases: [(&str, Option<String>, &str); 3] = [
-            ("edited", None, "its seal does not match: it was edited, or recorded with another key"),
+            ("edited", None, "its seal does not match: it was edited, recorded with another key"),
             (
                 "sealed by another key",
-                Some(RecordKey::ephemeral("another").seal(forged.as_bytes())),
+                Some(RecordKey::ephemeral("another").seal(&planned.settings(), forged.as_bytes())),
                 "its seal does not match",
             ),
             (
                 "sealed by this key",
-                Some(key().seal(forged.as_bytes())),
+                Some(key().seal(&planned.settings(), forged.as_bytes())),
                 "its move 1 (X 1) is not what perfect plays there (",
             ),
         ];
@@ -725,6 +776,49 @@ mod tests {
         assert!(distrusted[0].1.starts_with("it has no seal ("), "{}", distrusted[0].1);
         let (again, distrusted) = run_telling(&event(&entrants, 1), dir.path()).unwrap();
         assert!(distrusted.is_empty() && again.iter().all(|r| r.resumed), "sealed again when played again");
+    }
+
+    /// What a poisoned report directory holds instead of records — a link
+    /// to a file outside, a pipe, `games` itself a link — is never
+    /// followed or waited on: the games are played again, and what is
+    /// written goes into the directory, replacing what was there.
+    #[test]
+    fn links_and_pipes_in_a_report_directory_are_replaced_never_followed() {
+        use std::os::unix::fs::symlink;
+        let entrants = entrants();
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "the TA's file").unwrap();
+        run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        let games = dir.path().join("games");
+        std::fs::remove_file(games.join("001.seal")).unwrap();
+        symlink(&victim, games.join("001.seal")).unwrap();
+        std::fs::remove_file(games.join("002.txt")).unwrap();
+        symlink(&victim, games.join("002.txt")).unwrap();
+        std::fs::remove_file(games.join("003.txt")).unwrap();
+        nix::unistd::mkfifo(&games.join("003.txt"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (again, distrusted) = run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        let numbers: Vec<u64> = distrusted.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [1, 2, 3], "{distrusted:?}");
+        assert!(distrusted[1].1.starts_with("it is not a regular file"), "{distrusted:?}");
+        assert_eq!(again.iter().filter(|r| !r.resumed).count(), 3);
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "the TA's file",
+            "nothing written through a link"
+        );
+        for name in ["001.seal", "002.txt", "003.txt"] {
+            assert!(std::fs::symlink_metadata(games.join(name)).unwrap().is_file(), "{name} replaced");
+        }
+
+        // `games` itself a link to a directory outside: made a directory.
+        let other = tempfile::tempdir().unwrap();
+        symlink(outside.path(), other.path().join("games")).unwrap();
+        run_telling(&event(&entrants, 1), other.path()).unwrap();
+        assert!(std::fs::symlink_metadata(other.path().join("games")).unwrap().is_dir());
+        let left: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the victim outside");
     }
 
     #[test]

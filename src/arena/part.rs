@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::event::{Event, EventError};
+use super::event::{Event, EventError, Found, read_bounded};
 use super::game_clock::Clock;
 use super::result::GameResult;
 use super::schedule::Fixture;
@@ -201,7 +201,7 @@ pub fn write(
         stderr: results.iter().filter_map(|r| r.stderr.clone().map(|s| (r.number, s))).collect(),
     };
     let path = dir.join(PART_FILE);
-    output::write_whole(&path, Durability::Renamed, |out| {
+    output::replace_whole(&path, Durability::Renamed, |out| {
         serde_json::to_writer_pretty(&mut *out, &file).map_err(io::Error::other)?;
         io::Write::write_all(out, b"\n")
     })
@@ -389,12 +389,12 @@ pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameRe
             }
             owner.insert(fixture.number, dir.clone());
             let record = event.record_path(fixture.number);
+            // Regular files only: a link is not followed, a pipe not
+            // waited on (the game then has no record, and is named).
             for relative in [record.clone(), seal::seal_path(&record)] {
-                let from = dir.join(&relative);
-                match std::fs::copy(&from, staging.path().join(&relative)) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(source) => return Err(EventError::Read { path: from, source }.into()),
+                if let Found::Bytes(bytes) = read_bounded(&dir.join(&relative))? {
+                    let to = staging.path().join(&relative);
+                    std::fs::write(&to, bytes).map_err(|source| EventError::Write { path: to, source })?;
                 }
             }
             if let Some(said) = file.stderr.get(&fixture.number) {

@@ -60,7 +60,7 @@ pub fn write(
 ) -> Result<(), EventError> {
     let file = |name: &str, write: &dyn Fn(&mut dyn Write) -> io::Result<()>| {
         let path = dir.join(name);
-        output::write_whole(&path, Durability::Renamed, |out| write(out))
+        output::replace_whole(&path, Durability::Renamed, |out| write(out))
             .map_err(|source| EventError::Write { path, source })
     };
     file("results.json", &|out| json(event, results, standings, out))?;

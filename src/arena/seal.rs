@@ -118,28 +118,35 @@ impl RecordKey {
         &self.source
     }
 
-    /// The seal file's text for a record of `bytes`.
+    /// The seal file's text for a record of `bytes`, played under
+    /// `settings` (what the record does not say but its game depended on:
+    /// the move time, the clock, the rule), so a record is trusted only by
+    /// an event with the same.
     #[must_use]
-    pub fn seal(&self, bytes: &[u8]) -> String {
-        format!("{SEAL_PREFIX}{}\n", hex::encode(self.mac(bytes).finalize().into_bytes()))
+    pub fn seal(&self, settings: &str, bytes: &[u8]) -> String {
+        format!("{SEAL_PREFIX}{}\n", hex::encode(self.mac(settings, bytes).finalize().into_bytes()))
     }
 
     /// Whether `seal`, a seal file's text, is this key's seal of `bytes`
-    /// (compared in constant time).
+    /// played under `settings` (compared in constant time).
     #[must_use]
-    pub fn verifies(&self, bytes: &[u8], seal: &str) -> bool {
+    pub fn verifies(&self, settings: &str, bytes: &[u8], seal: &str) -> bool {
         let Some(hex) = seal.strip_prefix(SEAL_PREFIX).and_then(|rest| rest.strip_suffix('\n')) else {
             return false;
         };
         let Some(digest) = from_hex(hex) else { return false };
-        self.mac(bytes).verify_slice(&digest).is_ok()
+        self.mac(settings, bytes).verify_slice(&digest).is_ok()
     }
 
-    /// The digest under way of `bytes`, in the records' domain.
-    fn mac(&self, bytes: &[u8]) -> Hmac<Sha256> {
+    /// The digest under way of `settings` and `bytes`, in the records'
+    /// domain.
+    fn mac(&self, settings: &str, bytes: &[u8]) -> Hmac<Sha256> {
         // HMAC takes a key of any length.
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.bytes).unwrap_or_else(|_| unreachable!());
         mac.update(DOMAIN);
+        // Its length first, so no two (settings, bytes) pairs run together.
+        mac.update(&(settings.len() as u64).to_be_bytes());
+        mac.update(settings.as_bytes());
         mac.update(bytes);
         mac
     }
@@ -223,14 +230,15 @@ mod tests {
         let key = RecordKey::ephemeral("test");
         let record =
             b"Match game 1 (seed 0): perfect (X) vs random (O): X wins\nX: perfect O: random\n\nX 5\n";
-        let seal = key.seal(record);
+        let seal = key.seal("move=1s", record);
         assert!(seal.starts_with("hmac-sha256 v1 ") && seal.len() == 15 + 64 + 1, "{seal}");
-        assert!(key.verifies(record, &seal));
+        assert!(key.verifies("move=1s", record, &seal));
+        assert!(!key.verifies("move=2s", record, &seal), "other settings");
         let mut edited = record.to_vec();
         let last = edited.len() - 2;
         edited[last] = b'4';
-        assert!(!key.verifies(&edited, &seal), "an edited record");
-        assert!(!RecordKey::ephemeral("another").verifies(record, &seal), "another key");
+        assert!(!key.verifies("move=1s", &edited, &seal), "an edited record");
+        assert!(!RecordKey::ephemeral("another").verifies("move=1s", record, &seal), "another key");
         for broken in [
             "",
             "hmac-sha256 v1 \n",
@@ -238,7 +246,7 @@ mod tests {
             &seal.to_uppercase(),
             &seal.replace("v1", "v2"),
         ] {
-            assert!(!key.verifies(record, broken), "{broken:?}");
+            assert!(!key.verifies("move=1s", record, broken), "{broken:?}");
         }
     }
 

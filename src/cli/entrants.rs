@@ -186,6 +186,17 @@ pub(super) fn entrants(
         if entrants.iter().any(|e| e.name() == entrant.name()) {
             return Err(CliError::SameName { name: entrant.name().to_owned() });
         }
+        // Records write names with white space, `:` and controls as `_`:
+        // two names written alike would make their games' records alike,
+        // and a resume could count one's game as the other's.
+        let recorded = crate::arena::record::name(entrant.name());
+        if let Some(other) = entrants.iter().find(|e| crate::arena::record::name(e.name()) == recorded) {
+            return Err(CliError::SameRecordName {
+                first: crate::text::inert(other.name()).into_owned(),
+                second: crate::text::inert(entrant.name()).into_owned(),
+                recorded,
+            });
+        }
         entrants.push(entrant);
     }
     Ok(entrants)

@@ -211,6 +211,11 @@ pub(super) enum CliError {
     /// Two participants of one name.
     #[error("`{name}` names two participants; each must have a name of its own")]
     SameName { name: String },
+    /// Two participants whose names records write alike.
+    #[error(
+        "`{first}` and `{second}` are both written `{recorded}` in game records (white space, `:` and control characters become `_`), which could not tell their games apart; rename one"
+    )]
+    SameRecordName { first: String, second: String, recorded: String },
     /// `--versus` names one test twice, or a built-in one.
     #[error(
         "--versus: a test named {test} is there already; each opponent is a test of its own name (rename a \

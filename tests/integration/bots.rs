@@ -1108,7 +1108,7 @@ fn an_edited_record_of_two_bots_is_played_again_not_counted() {
     let stderr = text(&again.stderr);
     assert!(
         stderr.contains(&format!(
-            "ttt-referee: warning: {}: not trusted: its seal does not match: it was edited, or recorded with another key; game 1 is played again\n",
+            "ttt-referee: warning: {}: not trusted: its seal does not match: it was edited, recorded with another key, or played under another --move-time, --clock or --rule; game 1 is played again\n",
             record_path.display()
         )),
         "{stderr}"
@@ -1118,6 +1118,24 @@ fn an_edited_record_of_two_bots_is_played_again_not_counted() {
     assert!(lines.iter().any(|l| l.starts_with("[2/2] ") && l.ends_with(" (recorded)")), "{lines:?}");
     assert_eq!(fs::read_to_string(&record_path).unwrap(), honest, "the record is the game played");
     assert_eq!(again.stdout, first.stdout, "the standings are the honest ones");
+
+    // Games played at another move time are not these games.
+    let slower = {
+        let mut command = referee();
+        command
+            .args(["match", "--games", "2", "--move-time", "2"])
+            .arg(bot("first-c"))
+            .arg(bot("first-python"))
+            .arg("--report")
+            .arg(&report);
+        command.output().unwrap()
+    };
+    assert_eq!(
+        text(&slower.stderr).matches("or played under another --move-time").count(),
+        2,
+        "{}",
+        text(&slower.stderr)
+    );
 
     // Another key trusts none of them; a key too short to be secret is refused.
     let other = run(Some("another key, of a fleet"));
@@ -1206,4 +1224,27 @@ for line in sys.stdin:
         let snooper = game["players"].as_array().unwrap().iter().find(|p| p["name"] == "key-snoop").unwrap();
         assert_eq!(snooper["stderr"].as_str().unwrap().trim_end(), "found: nothing", "{game}");
     }
+}
+
+/// Two bots whose names records write alike (`a b` and `a_b`: white space
+/// becomes `_`) would share their games' records, and a resume in the
+/// other order would give one bot's wins to the other: refused.
+#[test]
+fn two_bots_written_alike_in_records_are_refused() {
+    let dir = kept_dir();
+    for name in ["a b", "a_b"] {
+        fs::create_dir_all(dir.path().join(name)).unwrap();
+        fs::copy(bot("first-python/bot.py"), dir.path().join(name).join("bot.py")).unwrap();
+    }
+    let out = referee()
+        .args(["tournament", "--quiet"])
+        .arg(dir.path().join("a b"))
+        .arg(dir.path().join("a_b"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ttt-referee: `a b` and `a_b` are both written `a_b` in game records (white space, `:` and control characters become `_`), which could not tell their games apart; rename one\n"
+    );
 }

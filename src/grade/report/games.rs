@@ -88,12 +88,14 @@ impl GameFiles {
     /// # Errors
     /// The first file, or directory, that cannot be written.
     pub fn write(&self, dir: &Path) -> Result<(), ReportError> {
+        fs::create_dir_all(dir).map_err(|source| ReportError { path: Some(dir.to_owned()), source })?;
         for (path, text) in self.files.values() {
-            let path = dir.join(path);
             if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)
-                    .map_err(|source| ReportError { path: Some(parent.to_owned()), source })?;
+                // Never through a link someone put in the report directory.
+                crate::output::real_dirs(dir, parent)
+                    .map_err(|source| ReportError { path: Some(dir.join(parent)), source })?;
             }
+            let path = dir.join(path);
             write_file(&path, |out| std::io::Write::write_all(out, text.as_bytes()))?;
         }
         Ok(())

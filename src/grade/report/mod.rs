@@ -129,6 +129,6 @@ fn write_file(
     path: &Path,
     write: impl FnOnce(&mut output::Staged) -> io::Result<()>,
 ) -> Result<(), ReportError> {
-    output::write_whole(path, Durability::Synced, write)
+    output::replace_whole(path, Durability::Synced, write)
         .map_err(|source| ReportError { path: Some(path.to_owned()), source })
 }
