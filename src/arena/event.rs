@@ -25,6 +25,10 @@ use super::seal::{self, RecordKey};
 use super::sprt::{Decision, Sprt, Tally};
 use crate::partition::Partition;
 
+/// The reports a report directory holds beside its records
+/// ([`super::report::write`], and a part's [`super::part::PART_FILE`]).
+const REPORT_FILES: [&str; 4] = ["results.json", "standings.txt", "report.html", "event-part.json"];
+
 /// The largest record read back on a resumed run, in bytes: one of a game
 /// on the largest board the arena plays is far smaller.
 const MAX_RECORD: u64 = 64 << 20;
@@ -258,6 +262,19 @@ impl Event<'_> {
                     todo.push(fixture);
                 }
                 Some(Resumed::Absent) | None => todo.push(fixture),
+            }
+        }
+        // Games to play into a directory that holds an earlier run's
+        // reports: they are removed first, so a run stopped before its end
+        // leaves records only, never a report that reads as complete.
+        if let Some(dir) = report.filter(|_| !todo.is_empty()) {
+            for name in REPORT_FILES {
+                let path = dir.join(name);
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(source) => return Err(EventError::Write { path, source }),
+                }
             }
         }
         let next = AtomicUsize::new(0);
@@ -819,6 +836,25 @@ mod tests {
         assert!(std::fs::symlink_metadata(other.path().join("games")).unwrap().is_dir());
         let left: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "only the victim outside");
+    }
+
+    /// A run that will play games removes the earlier reports first, so
+    /// one stopped halfway leaves no report that reads as complete; a run
+    /// with nothing to play, or refused, leaves them.
+    #[test]
+    fn reports_of_an_earlier_run_are_removed_before_games_are_played() {
+        let entrants = entrants();
+        let dir = tempfile::tempdir().unwrap();
+        run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        let report = dir.path().join("results.json");
+        std::fs::write(&report, "{}").unwrap();
+        run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        assert!(report.exists(), "nothing to play: kept");
+        assert!(event(&entrants, 2).run(Some(dir.path()), 1, &mut |_| ()).is_err());
+        assert!(report.exists(), "a refused run touches nothing");
+        std::fs::remove_file(dir.path().join("games/004.txt")).unwrap();
+        run_telling(&event(&entrants, 1), dir.path()).unwrap();
+        assert!(!report.exists(), "a game to play: removed before it");
     }
 
     #[test]
