@@ -24,6 +24,8 @@ pub struct Lines {
     inverses: Vec<Vec<u32>>,
     /// Squares ordered from the centre outwards, for move ordering.
     pub centre_first: Vec<u32>,
+    /// Each square's place in [`Lines::centre_first`].
+    pub centre_rank: Vec<u32>,
 }
 
 impl Lines {
@@ -84,7 +86,11 @@ impl Lines {
         };
         let mut centre_first: Vec<u32> = (0..cells).collect();
         centre_first.sort_by(|&a, &b| centre(a).total_cmp(&centre(b)).then(a.cmp(&b)));
-        Lines { cells, through, all, win, symmetries, inverses, centre_first }
+        let mut centre_rank = vec![0; cells as usize];
+        for (rank, &s) in (0..).zip(&centre_first) {
+            centre_rank[s as usize] = rank;
+        }
+        Lines { cells, through, all, win, symmetries, inverses, centre_first, centre_rank }
     }
 
     /// Whether `bits` holds a winning line through square `s`.

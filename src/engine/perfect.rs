@@ -79,6 +79,28 @@ struct Solver<'a, 'p> {
     one: Option<u64>,
 }
 
+/// What one pass over a position's lines finds (see [`Solver::scan`]).
+struct Scan {
+    /// The opponent's threats: squares that complete its line next move.
+    threats: u64,
+    /// Squares that make a threat, or stop one being made: tried first.
+    hot: u64,
+    /// The squares of the lines each side can still complete.
+    mine_live: u64,
+    theirs_live: u64,
+    /// Each side's Erdős–Selfridge potential, in units of 2^-win: a live
+    /// line holding `j` of its marks weighs 2^j.
+    mine_potential: u64,
+    theirs_potential: u64,
+    /// What each free square adds to the mover's potential if the mover
+    /// takes it.
+    mine_weight: [u64; 64],
+    /// That plus what it adds to the opponent's if the opponent does: the
+    /// weights that order the moves (the breaker's choice in Erdős and
+    /// Selfridge's strategy, for either side).
+    weight: [u64; 64],
+}
+
 /// 2^win, if every potential of a board with lines of `win` fits a `u64`
 /// (at most 256 lines, each weighing under 2^win).
 fn unit_one(win: u32) -> Option<u64> {
@@ -317,7 +339,7 @@ impl Solver<'_, '_> {
     /// move, keeps it below 1 for ever by [`Self::breaker_to_move_holds`]'s
     /// strategy. The cheap test first: below 1/2, no move can double it
     /// past 1.
-    fn maker_to_move_fails(&self, mine: u64, theirs: u64, potential: u64) -> bool {
+    fn maker_to_move_fails(&self, potential: u64, added: &[u64; 64]) -> bool {
         let Some(one) = self.one else { return false };
         if potential < one / 2 {
             return true;
@@ -325,20 +347,8 @@ impl Solver<'_, '_> {
         if potential >= one {
             return false;
         }
-        // The weight each free square would add: the lines through it that
-        // the mover can still complete.
-        let free = self.lines.full() & !(mine | theirs);
-        let mut added = [0u64; 64];
-        for &line in &self.lines.all {
-            if line & theirs == 0 {
-                let weight = 1u64 << (line & mine).count_ones();
-                let mut cells = line & free;
-                while cells != 0 {
-                    added[cells.trailing_zeros() as usize] += weight;
-                    cells &= cells - 1;
-                }
-            }
-        }
+        // `added`: the weight each free square would add, the lines through
+        // it that the mover can still complete.
         added.iter().all(|&w| potential + w < one)
     }
 
@@ -350,6 +360,62 @@ impl Solver<'_, '_> {
     /// completed line alone weighs 1.
     fn breaker_to_move_holds(&self, potential: u64) -> bool {
         self.one.is_some_and(|one| potential < one)
+    }
+
+    /// One pass over the lines of a position whose free squares are
+    /// `free`: `None` if the side to move (`mine`) completes a line at once,
+    /// else the opponent's threats, both sides' live lines, potentials and
+    /// weights.
+    fn scan(&self, mine: u64, theirs: u64, free: u64) -> Option<Scan> {
+        let near = self.lines.win - 1;
+        let mut scan = Scan {
+            threats: 0,
+            hot: 0,
+            mine_live: 0,
+            theirs_live: 0,
+            mine_potential: 0,
+            theirs_potential: 0,
+            mine_weight: [0; 64],
+            weight: [0; 64],
+        };
+        for &line in &self.lines.all {
+            let (a, b) = (line & mine, line & theirs);
+            if b == 0 {
+                let j = a.count_ones();
+                if j == near {
+                    return None;
+                }
+                if j + 1 == near {
+                    scan.hot |= line;
+                }
+                scan.mine_live |= line;
+                scan.mine_potential += 1 << j;
+                let mut cells = line & free;
+                while cells != 0 {
+                    let s = cells.trailing_zeros() as usize;
+                    scan.mine_weight[s] += 1 << j;
+                    scan.weight[s] += 1 << j;
+                    cells &= cells - 1;
+                }
+            }
+            if a == 0 {
+                let j = b.count_ones();
+                if j == near {
+                    scan.threats |= line & !theirs;
+                }
+                if j + 1 == near {
+                    scan.hot |= line;
+                }
+                scan.theirs_live |= line;
+                scan.theirs_potential += 1 << j;
+                let mut cells = line & free;
+                while cells != 0 {
+                    scan.weight[cells.trailing_zeros() as usize] += 1 << j;
+                    cells &= cells - 1;
+                }
+            }
+        }
+        Some(scan)
     }
 
     /// The score for the side to move (`mine`), whose opponent has not won.
@@ -364,40 +430,10 @@ impl Solver<'_, '_> {
             return 0;
         }
         let marks = taken.count_ones();
-        // One pass over the lines: a win at once, the opponent's threats,
-        // and the lines each side can still complete.
-        let near = self.lines.win - 1;
-        let (mut threats, mut mine_live, mut theirs_live) = (0u64, 0u64, 0u64);
-        // Squares that make a threat, or stop one being made: tried first.
-        let mut hot = 0u64;
-        // Each side's Erdős–Selfridge potential, in units of 2^-win: a live
-        // line holding `j` of its marks weighs 2^j.
-        let (mut mine_potential, mut theirs_potential) = (0u64, 0u64);
-        for &line in &self.lines.all {
-            let (a, b) = (line & mine, line & theirs);
-            if b == 0 {
-                let j = a.count_ones();
-                if j == near {
-                    return self.win_score(marks + 1);
-                }
-                if j + 1 == near {
-                    hot |= line;
-                }
-                mine_live |= line;
-                mine_potential += 1 << j;
-            }
-            if a == 0 {
-                let j = b.count_ones();
-                if j == near {
-                    threats |= line & !theirs;
-                }
-                if j + 1 == near {
-                    hot |= line;
-                }
-                theirs_live |= line;
-                theirs_potential += 1 << j;
-            }
-        }
+        let Some(scan) = self.scan(mine, theirs, free) else {
+            return self.win_score(marks + 1);
+        };
+        let Scan { threats, hot, mine_live, theirs_live, mine_potential, theirs_potential, .. } = scan;
         if threats.count_ones() >= 2 {
             // One block is possible; the other threat wins next move.
             return -self.win_score(marks + 2);
@@ -406,7 +442,7 @@ impl Solver<'_, '_> {
             // No line can be completed by anyone: a draw, however play goes.
             return 0;
         }
-        let mine_cannot_win = mine_live == 0 || self.maker_to_move_fails(mine, theirs, mine_potential);
+        let mine_cannot_win = mine_live == 0 || self.maker_to_move_fails(mine_potential, &scan.mine_weight);
         let theirs_cannot_win = theirs_live == 0 || self.breaker_to_move_holds(theirs_potential);
         if mine_cannot_win && theirs_cannot_win {
             // Neither side can ever complete a line: a draw.
@@ -448,7 +484,18 @@ impl Solver<'_, '_> {
                 // A whole-subtree result holds in every step.
                 None => {}
                 Some(step) if step == self.horizon => self.cut += 1,
-                Some(_) => return self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first),
+                Some(_) => {
+                    return self.search(
+                        mine,
+                        theirs,
+                        alpha,
+                        beta,
+                        (moves, hot, &scan.weight),
+                        key,
+                        symmetry,
+                        first,
+                    );
+                }
             }
             let score = entry.score;
             match entry.bound {
@@ -460,7 +507,7 @@ impl Solver<'_, '_> {
                 return score;
             }
         }
-        self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first)
+        self.search(mine, theirs, alpha, beta, (moves, hot, &scan.weight), key, symmetry, first)
     }
 
     /// Searches `moves` (the best move found before, `first`, first) and
@@ -473,7 +520,7 @@ impl Solver<'_, '_> {
         theirs: u64,
         mut alpha: i32,
         beta: i32,
-        (moves, hot): (u64, u64),
+        (moves, hot, weight): (u64, u64, &[u64; 64]),
         key: (u64, u64),
         symmetry: usize,
         first: Option<u32>,
@@ -484,10 +531,23 @@ impl Solver<'_, '_> {
         let mut best = -i32::MAX;
         let mut best_move = None;
         let first = first.filter(|&s| moves & (1 << s) != 0);
-        let lines = self.lines;
         let rest = moves & !first.map_or(0, |s| 1 << s);
-        let in_order = |mask: u64| lines.centre_first.iter().copied().filter(move |&s| mask & (1 << s) != 0);
-        for s in first.into_iter().chain(in_order(rest & hot)).chain(in_order(rest & !hot)) {
+        // The rest by weight (most first), then nearest the centre.
+        let mut order = [0u64; 64];
+        let mut n = 0;
+        let mut cells = rest;
+        while cells != 0 {
+            let s = cells.trailing_zeros();
+            let rank = u64::from(self.lines.centre_rank[s as usize]);
+            let hot_bit = u64::from(hot & (1 << s) != 0);
+            order[n] = (hot_bit << 63 | weight[s as usize] << 16 | (255 - rank) << 8) | u64::from(s);
+            n += 1;
+            cells &= cells - 1;
+        }
+        let order = &mut order[..n];
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        let sorted: Vec<u32> = order.iter().map(|&key| (key & 0xff) as u32).collect();
+        for s in first.into_iter().chain(sorted) {
             let bit = 1u64 << s;
             let score = -self.negamax(theirs, mine | bit, -beta, -alpha);
             if score > best {
@@ -703,14 +763,21 @@ mod tests {
         }
         let lines = Lines::new(Geometry::new(6, 6, 5).unwrap());
         let solver = solver(&lines, 1);
-        assert!(!solver.maker_to_move_fails(0, 0, 32));
+        // On the empty board a square adds one (2^0) per line through it.
+        let mut added = [0u64; 64];
+        for &line in &lines.all {
+            for (s, w) in added.iter_mut().enumerate() {
+                *w += line >> s & 1;
+            }
+        }
+        assert!(!solver.maker_to_move_fails(32, &added));
         assert!(!solver.breaker_to_move_holds(32));
         assert!(solver.breaker_to_move_holds(31));
         // The mover's bound counts what its best square adds: at most 7
         // lines (of weight 1 here) pass through one square of 6 × 6.
-        assert!(!solver.maker_to_move_fails(0, 0, 32));
-        assert!(solver.maker_to_move_fails(0, 0, 24));
-        assert!(!solver.maker_to_move_fails(0, 0, 25));
+        assert_eq!(added.iter().max(), Some(&7));
+        assert!(solver.maker_to_move_fails(24, &added));
+        assert!(!solver.maker_to_move_fails(25, &added));
     }
 
     /// With random ties, `perfect` plays every move it proves best, one
@@ -742,5 +809,48 @@ mod tests {
         let limits =
             Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 1, ties: None };
         assert_eq!(choose(&empty, limits).0.index(), 0);
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+    use crate::board::Geometry;
+
+    /// Not a test: `PROBE=6,6,5 cargo test --lib probe -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement"]
+    fn probe() {
+        let spec = std::env::var("PROBE").unwrap_or_else(|_| "6,6,5".into());
+        for board in spec.split(' ') {
+            let v: Vec<u32> = board.split(',').map(|x| x.parse().unwrap()).collect();
+            let geometry = Geometry::new(v[0], v[1], v[2]).unwrap();
+            let lines = Lines::new(geometry);
+            let limits =
+                Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 256, ties: None };
+            let mut solver = Solver {
+                lines: &lines,
+                table: Table::new(256, u64::MAX),
+                nodes: 0,
+                horizon: u32::MAX,
+                cut: 0,
+                limits,
+                depth: 0,
+                stopped: false,
+                one: unit_one(lines.win),
+                order: Vec::new(),
+                proven: Vec::new(),
+            };
+            let t = Instant::now();
+            let score = solver.negamax(0, 0, -1, 1);
+            eprintln!("{board}: full window(-1,1) {score} nodes {} in {:?}", solver.nodes, t.elapsed());
+            let game =
+                Game::new(crate::player::Players::classic("X", "O"), geometry, crate::board::Storage::Auto);
+            let t = Instant::now();
+            let limits =
+                Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 256, ties: None };
+            let (s, value, search) = choose(&game, limits);
+            eprintln!("{board}: choose {s:?} {value:?} {search:?} in {:?}", t.elapsed());
+        }
     }
 }
