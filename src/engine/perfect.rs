@@ -19,8 +19,9 @@
 //! scores `cells + 1 - n`, so a quicker win scores higher and a later loss
 //! less badly; a draw scores 0.
 //!
-//! The search deepens in steps (1, 2, 4, 8 … moves ahead, then straight to
-//! the end once a step would look past a quarter of the free squares) so
+//! The search deepens in steps (1, 2 and 4 moves ahead, then straight to
+//! the end: a deeper step with a horizon costs nearly what the whole search
+//! does on the boards worth proving, and proves no draw) so
 //! that a time budget can stop it with the best move found so far. A step
 //! scores the positions at its horizon as 0, as if drawn: a win or loss it
 //! finds is proven, and a draw is proven only by a step that reached no
@@ -95,7 +96,10 @@ struct Scan {
     /// What each free square adds to the mover's potential if the mover
     /// takes it.
     mine_weight: [u64; 64],
-    /// That plus what it adds to the opponent's if the opponent does: the
+    /// What each free square adds to the opponent's potential if the
+    /// opponent takes it.
+    theirs_weight: [u64; 64],
+    /// The sum of the two: the
     /// weights that order the moves (the breaker's choice in Erdős and
     /// Selfridge's strategy, for either side).
     weight: [u64; 64],
@@ -141,7 +145,7 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
     while depth < free {
         // Double the depth, but go to the end once that is near: a step
         // almost as deep as the last costs almost as much, and proves less.
-        depth = if depth * 4 > free { free } else { (depth * 2).max(1) };
+        depth = if depth >= 4 { free } else { (depth * 2).max(1) };
         solver.depth = depth;
         solver.horizon = marks + depth;
         solver.cut = 0;
@@ -211,15 +215,21 @@ pub(super) fn values(game: &Game, hash_mb: u32) -> Vec<(Square, Value)> {
 }
 
 impl Solver<'_, '_> {
-    /// One step at the root: every move's score with a full window, and the
-    /// best. Among equals, the lowest square if the step reached no horizon
-    /// (the proven choice), else the nearest the centre. `None` if the budget
-    /// ran out.
+    /// One step at the root: the best score and a move that makes it.
+    /// Among equals, the lowest square if the step reached no horizon (the
+    /// proven choice), else the first found. `None` if the budget ran out.
+    ///
+    /// The first move gets its exact score; each later one only a null
+    /// window (does it beat the best so far?), re-searched in full if it
+    /// does: this proves the best score as cheaply as a plain search. Only
+    /// then are the lowest squares checked, one by one, for equalling it
+    /// (all of them when ties are drawn at random).
     fn root(&mut self, mine: u64, theirs: u64) -> Option<(i32, u32)> {
         let taken = mine | theirs;
         let cut_before = self.cut;
-        let mut scores = Vec::new();
-        let mut top: Option<i32> = None;
+        // Each move's score, exact or (`false`) an upper bound.
+        let mut scores: Vec<(i32, u32, bool)> = Vec::new();
+        let mut top: Option<(i32, u32)> = None;
         self.proven.clear();
         if self.order.is_empty() {
             self.order = self.lines.centre_first.iter().copied().filter(|&s| taken & (1 << s) == 0).collect();
@@ -228,48 +238,75 @@ impl Solver<'_, '_> {
             let s = self.order[i];
             let bit = 1u64 << s;
             let cut_move = self.cut;
-            let score = if self.lines.wins_at(mine | bit, s) {
-                self.win_score(taken.count_ones() + 1)
-            } else if let Some(top) = top {
-                // Only whether the move is below, level with or above the
-                // best so far matters: a window around it says so, cheaply.
-                let score = -self.negamax(theirs, mine | bit, -(top + 1), -(top - 1));
-                if score > top { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) } else { score }
+            let (score, exact) = if self.lines.wins_at(mine | bit, s) {
+                (self.win_score(taken.count_ones() + 1), true)
+            } else if let Some((top, _)) = top {
+                let score = -self.negamax(theirs, mine | bit, -(top + 1), -top);
+                if score > top {
+                    (-self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX), true)
+                } else {
+                    (score, false)
+                }
             } else {
                 // Win, draw or loss first (a window around 0), then, for a
                 // win or loss, how fast.
                 let score = -self.negamax(theirs, mine | bit, -1, 1);
-                if score == 0 { score } else { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) }
+                if score == 0 {
+                    (score, true)
+                } else {
+                    (-self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX), true)
+                }
             };
             if self.stopped {
                 return None;
             }
-            // A win or loss is proven at any horizon; a draw (exact here
-            // unless a win was already found) only if no horizon was met.
-            if score != 0 || (self.cut == cut_move && top.is_none_or(|top| top <= 0)) {
+            // A win or loss is proven at any horizon, as is a bound below
+            // 0; a draw only if no horizon was met.
+            if exact && (score != 0 || self.cut == cut_move) {
                 self.proven.push((s, score.signum()));
+            } else if !exact && score < 0 {
+                self.proven.push((s, -1));
             }
-            top = Some(top.map_or(score, |top| top.max(score)));
-            scores.push((score, s));
+            if top.is_none_or(|(top, _)| score > top) {
+                top = Some((score, s));
+            }
+            scores.push((score, s, exact));
         }
         // The next step tries the moves best first (a stable sort keeps
         // equals in this step's order), so a step cut short has proven the
         // likeliest moves first.
         let mut ranked = scores.clone();
-        ranked.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
-        self.order = ranked.into_iter().map(|(_, s)| s).collect();
-        let top = scores.iter().map(|&(score, _)| score).max()?;
-        let mut best = scores.into_iter().filter(|&(score, _)| score == top);
+        ranked.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
+        self.order = ranked.into_iter().map(|(_, s, _)| s).collect();
+        let (top, found) = top?;
         // A win or loss is proven even if the step reached a horizon.
-        if self.cut == cut_before || top != 0 {
-            let mut best: Vec<u32> = best.map(|(_, s)| s).collect();
-            best.sort_unstable();
-            match self.limits.ties.as_deref_mut() {
-                Some(rng) => Some((top, best[rng.random_range(0..best.len())])),
-                None => best.first().map(|&s| (top, s)),
+        if self.cut != cut_before && top == 0 {
+            return Some((top, found));
+        }
+        scores.sort_unstable_by_key(|&(_, s, _)| s);
+        let mut best = Vec::new();
+        for (score, s, exact) in scores {
+            let equal = if exact || score < top {
+                score == top
+            } else {
+                // Worth at most `top`: is it worth at least that?
+                let score = -self.negamax(theirs, mine | 1 << s, -top, -(top - 1));
+                if self.stopped {
+                    // The value is proven; `found` makes it.
+                    return Some((top, found));
+                }
+                score >= top
+            };
+            if equal {
+                best.push(s);
+                if self.limits.ties.is_none() {
+                    break;
+                }
             }
-        } else {
-            best.next()
+        }
+        match self.limits.ties.as_deref_mut() {
+            Some(rng) => Some((top, best[rng.random_range(0..best.len())])),
+            None => best.first().map(|&s| (top, s)),
         }
     }
 
@@ -353,13 +390,30 @@ impl Solver<'_, '_> {
     }
 
     /// Whether the side not to move (the maker, `potential` its potential in
-    /// units of 2^-win) can never complete a line, the side to move playing
-    /// the breaker: by Erdős and Selfridge, a potential below 1 with the
-    /// breaker to move stays below 1 (each breaker move on the square of
-    /// most weight takes off at least what the maker's reply adds), and a
-    /// completed line alone weighs 1.
-    fn breaker_to_move_holds(&self, potential: u64) -> bool {
-        self.one.is_some_and(|one| potential < one)
+    /// units of 2^-win, `added` what each free square adds to it) can never
+    /// complete a line, the side to move playing the breaker: by Erdős and
+    /// Selfridge, a potential below 1 with the breaker to move stays below 1
+    /// (each breaker move on the square of most weight takes off at least
+    /// what the maker's reply adds), and a completed line alone weighs 1.
+    /// One move further: the breaker takes the square of most weight `w1`,
+    /// which takes `w1` off; the maker, then to move, adds at most the
+    /// second most `w2` (its lines through the breaker's square are dead), so
+    /// `potential - w1 + w2 < 1` is enough, as [`Self::maker_to_move_fails`]
+    /// says.
+    fn breaker_to_move_holds(&self, potential: u64, added: &[u64; 64]) -> bool {
+        let Some(one) = self.one else { return false };
+        if potential < one {
+            return true;
+        }
+        let (mut w1, mut w2) = (0, 0);
+        for &w in added {
+            if w > w1 {
+                (w1, w2) = (w, w1);
+            } else if w > w2 {
+                w2 = w;
+            }
+        }
+        potential - w1 + w2 < one
     }
 
     /// One pass over the lines of a position whose free squares are
@@ -376,6 +430,7 @@ impl Solver<'_, '_> {
             mine_potential: 0,
             theirs_potential: 0,
             mine_weight: [0; 64],
+            theirs_weight: [0; 64],
             weight: [0; 64],
         };
         for &line in &self.lines.all {
@@ -410,7 +465,9 @@ impl Solver<'_, '_> {
                 scan.theirs_potential += 1 << j;
                 let mut cells = line & free;
                 while cells != 0 {
-                    scan.weight[cells.trailing_zeros() as usize] += 1 << j;
+                    let s = cells.trailing_zeros() as usize;
+                    scan.theirs_weight[s] += 1 << j;
+                    scan.weight[s] += 1 << j;
                     cells &= cells - 1;
                 }
             }
@@ -443,7 +500,8 @@ impl Solver<'_, '_> {
             return 0;
         }
         let mine_cannot_win = mine_live == 0 || self.maker_to_move_fails(mine_potential, &scan.mine_weight);
-        let theirs_cannot_win = theirs_live == 0 || self.breaker_to_move_holds(theirs_potential);
+        let theirs_cannot_win =
+            theirs_live == 0 || self.breaker_to_move_holds(theirs_potential, &scan.theirs_weight);
         if mine_cannot_win && theirs_cannot_win {
             // Neither side can ever complete a line: a draw.
             return 0;
@@ -546,7 +604,7 @@ impl Solver<'_, '_> {
         }
         let order = &mut order[..n];
         order.sort_unstable_by(|a, b| b.cmp(a));
-        let sorted: Vec<u32> = order.iter().map(|&key| (key & 0xff) as u32).collect();
+        let sorted = order.iter().map(|&key| (key & 0xff) as u32);
         for s in first.into_iter().chain(sorted) {
             let bit = 1u64 << s;
             let score = -self.negamax(theirs, mine | bit, -beta, -alpha);
@@ -771,8 +829,18 @@ mod tests {
             }
         }
         assert!(!solver.maker_to_move_fails(32, &added));
-        assert!(!solver.breaker_to_move_holds(32));
-        assert!(solver.breaker_to_move_holds(31));
+        assert!(!solver.breaker_to_move_holds(32, &added));
+        assert!(solver.breaker_to_move_holds(31, &added));
+        // One move further: a potential of 1 or more still holds if taking
+        // the heaviest square leaves less than 1 with the next heaviest
+        // added (32 is 1 here).
+        let mut uneven = [0u64; 64];
+        (uneven[3], uneven[9], uneven[10]) = (20, 5, 1);
+        assert!(solver.breaker_to_move_holds(40, &uneven));
+        assert!(solver.breaker_to_move_holds(46, &uneven));
+        assert!(!solver.breaker_to_move_holds(47, &uneven));
+        uneven[10] = 13;
+        assert!(!solver.breaker_to_move_holds(40, &uneven));
         // The mover's bound counts what its best square adds: at most 7
         // lines (of weight 1 here) pass through one square of 6 × 6.
         assert_eq!(added.iter().max(), Some(&7));
@@ -841,14 +909,22 @@ mod probe {
                 order: Vec::new(),
                 proven: Vec::new(),
             };
+            let secs: u64 = std::env::var("PROBE_SECS").map_or(10, |s| s.parse().unwrap());
+            solver.limits.deadline = Some(Instant::now() + std::time::Duration::from_secs(secs));
             let t = Instant::now();
             let score = solver.negamax(0, 0, -1, 1);
-            eprintln!("{board}: full window(-1,1) {score} nodes {} in {:?}", solver.nodes, t.elapsed());
+            eprintln!(
+                "{board}: full window(-1,1) {score} stopped {} nodes {} in {:?}",
+                solver.stopped,
+                solver.nodes,
+                t.elapsed()
+            );
             let game =
                 Game::new(crate::player::Players::classic("X", "O"), geometry, crate::board::Storage::Auto);
             let t = Instant::now();
+            let deadline = Some(Instant::now() + std::time::Duration::from_secs(secs));
             let limits =
-                Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 256, ties: None };
+                Limits { started: Instant::now(), deadline, progress: None, hash_mb: 256, ties: None };
             let (s, value, search) = choose(&game, limits);
             eprintln!("{board}: choose {s:?} {value:?} {search:?} in {:?}", t.elapsed());
         }
