@@ -19,9 +19,11 @@
 //! scores `cells + 1 - n`, so a quicker win scores higher and a later loss
 //! less badly; a draw scores 0.
 //!
-//! The search deepens in steps (1, 2 and 4 moves ahead, then straight to
-//! the end: a deeper step with a horizon costs nearly what the whole search
-//! does on the boards worth proving, and proves no draw) so
+//! The search deepens in steps (1, 2, 4, 8 … moves ahead, then straight to
+//! the end once a step would look past a quarter of the free squares: a
+//! win found within a step's horizon is proven, and the steps find the
+//! wins of 5 × 8 and 6 × 8 with 4 in a row that a whole search does not
+//! within 10 s) so
 //! that a time budget can stop it with the best move found so far. A step
 //! scores the positions at its horizon as 0, as if drawn: a win or loss it
 //! finds is proven, and a draw is proven only by a step that reached no
@@ -145,7 +147,7 @@ pub(super) fn choose(game: &Game, limits: Limits<'_>) -> (Square, Option<Value>,
     while depth < free {
         // Double the depth, but go to the end once that is near: a step
         // almost as deep as the last costs almost as much, and proves less.
-        depth = if depth >= 4 { free } else { (depth * 2).max(1) };
+        depth = if depth * 4 > free { free } else { (depth * 2).max(1) };
         solver.depth = depth;
         solver.horizon = marks + depth;
         solver.cut = 0;
@@ -760,9 +762,12 @@ mod tests {
     fn the_pruned_search_agrees_with_plain_negamax() {
         let mut rng = ChaCha8Rng::seed_from_u64(20);
         let mut seen = std::collections::BTreeSet::new();
-        for (geometry, marks, count) in
-            [((4, 4, 4), 2..=10, 60), ((5, 5, 4), 12..=16, 40), ((4, 5, 3), 4..=12, 40)]
-        {
+        for (geometry, marks, count) in [
+            ((4, 4, 4), 2..=10, 60),
+            ((5, 5, 4), 12..=16, 40),
+            ((4, 5, 3), 4..=12, 40),
+            ((6, 6, 5), 25..=28, 30),
+        ] {
             let lines = Lines::new(Geometry::new(geometry.0, geometry.1, geometry.2).unwrap());
             let mut memo = HashMap::new();
             for _ in 0..count {
