@@ -278,14 +278,15 @@ fn play_refuses_an_engine_that_cannot_play_the_board() {
 
 #[test]
 fn hint_out_of_time_names_its_best_square_and_says_unknown() {
-    // 6 × 6, five in a row, after X 15: far too big to prove in a moment.
-    let moves = "Game\nX: a O: b\nBoard: 6x6, 5 in a row\n\nX 15\n";
+    // 7 × 7, five in a row, after X 25: far too big to prove in a moment
+    // (6 × 6 is proven drawn in a hundredth of a second now).
+    let moves = "Game\nX: a O: b\nBoard: 7x7, 5 in a row\n\nX 25\n";
     let out =
         crate::util::referee().args(["hint", "--time", "0.2", "-"]).write_stdin(moves).output().unwrap();
     let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let square: u64 = stdout.strip_suffix(" unknown\n").and_then(|s| s.parse().ok()).expect(&stdout);
-    assert!((1..=36).contains(&square) && square != 15, "{stdout}");
+    assert!((1..=49).contains(&square) && square != 25, "{stdout}");
     assert!(
         stderr.starts_with("<stdin>: the value is not proven: in 0.2 s the search looked ")
             && stderr.ends_with("give it more --time\n"),
