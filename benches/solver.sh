@@ -4,7 +4,8 @@
 # `hint` each (release build) under a CPU-time limit of BUDGET seconds
 # (`ulimit -t`, so a machine shared with other jobs does not shorten it),
 # with its CPU time, peak memory and value (`-` when the limit killed it).
-# BIN=path runs another build instead (say, an older one). Usage:
+# BIN=path runs another build instead (say, an older one); HASH=MB sets
+# --hash (default 256). Usage:
 #   benches/solver.sh [BUDGET_SECONDS] [ROWS,COLS,K ...]
 # With boards named, only those. Figures in BENCHMARKS.md.
 set -euo pipefail
@@ -35,8 +36,8 @@ for board in "${boards[@]}"; do
     IFS=, read -r rows cols k <<<"$board"
     file="$work/$rows-$cols-$k.txt"
     printf 'Game\nX: a O: b\nBoard: %sx%s, %s in a row\n' "$rows" "$cols" "$k" >"$file"
-    out=$(/usr/bin/time -f '%U %S %M' sh -c 'ulimit -t "$1"; exec "$2" hint "$3" --time 100000' \
-        sh "$budget" "$bin" "$file" 2>"$work/err" || true)
+    out=$(/usr/bin/time -f '%U %S %M' sh -c 'ulimit -t "$1"; exec "$2" hint "$3" --time 100000 --hash "$4"' \
+        sh "$budget" "$bin" "$file" "${HASH:-256}" 2>"$work/err" || true)
     value=$(printf '%s\n' "$out" | head -n1 | awk '{print $2}')
     value="${value:--}"
     read -r user sys peak < <(tail -n1 "$work/err")

@@ -22,8 +22,14 @@ pub struct Lines {
     symmetries: Vec<Vec<u32>>,
     /// Each symmetry's inverse.
     inverses: Vec<Vec<u32>>,
+    /// Each symmetry but the identity as lookup tables, one per byte of a
+    /// bitboard: the image of a byte's squares, so a bitboard's image is
+    /// eight lookups (keys are made at every position searched).
+    bytes: Vec<[[u64; 256]; 8]>,
     /// Squares ordered from the centre outwards, for move ordering.
     pub centre_first: Vec<u32>,
+    /// Each square's place in [`Lines::centre_first`].
+    pub centre_rank: Vec<u32>,
 }
 
 impl Lines {
@@ -84,7 +90,25 @@ impl Lines {
         };
         let mut centre_first: Vec<u32> = (0..cells).collect();
         centre_first.sort_by(|&a, &b| centre(a).total_cmp(&centre(b)).then(a.cmp(&b)));
-        Lines { cells, through, all, win, symmetries, inverses, centre_first }
+        let bytes = symmetries
+            .iter()
+            .skip(1)
+            .map(|perm| {
+                let mut table = [[0u64; 256]; 8];
+                for (i, byte) in table.iter_mut().enumerate() {
+                    for (v, image) in (0u64..).zip(byte.iter_mut()) {
+                        let bits = (v << (8 * i)) & if cells == 64 { u64::MAX } else { (1 << cells) - 1 };
+                        *image = permute(bits, perm);
+                    }
+                }
+                table
+            })
+            .collect();
+        let mut centre_rank = vec![0; cells as usize];
+        for (rank, &s) in (0..).zip(&centre_first) {
+            centre_rank[s as usize] = rank;
+        }
+        Lines { cells, through, all, win, symmetries, inverses, bytes, centre_first, centre_rank }
     }
 
     /// Whether `bits` holds a winning line through square `s`.
@@ -105,8 +129,11 @@ impl Lines {
     #[must_use]
     pub fn canonical(&self, mine: u64, theirs: u64) -> ((u64, u64), usize) {
         let mut best = ((mine, theirs), 0);
-        for (i, perm) in self.symmetries.iter().enumerate().skip(1) {
-            let image = (permute(mine, perm), permute(theirs, perm));
+        let image = |bits: u64, table: &[[u64; 256]; 8]| {
+            (0..8).fold(0, |out, i| out | table[i][((bits >> (8 * i)) & 0xff) as usize])
+        };
+        for (i, table) in (1..).zip(&self.bytes) {
+            let image = (image(mine, table), image(theirs, table));
             if image < best.0 {
                 best = (image, i);
             }

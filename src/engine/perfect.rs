@@ -20,7 +20,10 @@
 //! less badly; a draw scores 0.
 //!
 //! The search deepens in steps (1, 2, 4, 8 … moves ahead, then straight to
-//! the end once a step would look past a quarter of the free squares) so
+//! the end once a step would look past a quarter of the free squares: a
+//! win found within a step's horizon is proven, and the steps find the
+//! wins of 5 × 8 and 6 × 8 with 4 in a row that a whole search does not
+//! within 10 s) so
 //! that a time budget can stop it with the best move found so far. A step
 //! scores the positions at its horizon as 0, as if drawn: a win or loss it
 //! finds is proven, and a draw is proven only by a step that reached no
@@ -77,6 +80,31 @@ struct Solver<'a, 'p> {
     /// A potential of 1 in units of 2^-win (`None` for a win too long for
     /// the sums to fit a `u64`: no potential bounds then).
     one: Option<u64>,
+}
+
+/// What one pass over a position's lines finds (see [`Solver::scan`]).
+struct Scan {
+    /// The opponent's threats: squares that complete its line next move.
+    threats: u64,
+    /// Squares that make a threat, or stop one being made: tried first.
+    hot: u64,
+    /// The squares of the lines each side can still complete.
+    mine_live: u64,
+    theirs_live: u64,
+    /// Each side's Erdős–Selfridge potential, in units of 2^-win: a live
+    /// line holding `j` of its marks weighs 2^j.
+    mine_potential: u64,
+    theirs_potential: u64,
+    /// What each free square adds to the mover's potential if the mover
+    /// takes it.
+    mine_weight: [u64; 64],
+    /// What each free square adds to the opponent's potential if the
+    /// opponent takes it.
+    theirs_weight: [u64; 64],
+    /// The sum of the two: the
+    /// weights that order the moves (the breaker's choice in Erdős and
+    /// Selfridge's strategy, for either side).
+    weight: [u64; 64],
 }
 
 /// 2^win, if every potential of a board with lines of `win` fits a `u64`
@@ -189,15 +217,21 @@ pub(super) fn values(game: &Game, hash_mb: u32) -> Vec<(Square, Value)> {
 }
 
 impl Solver<'_, '_> {
-    /// One step at the root: every move's score with a full window, and the
-    /// best. Among equals, the lowest square if the step reached no horizon
-    /// (the proven choice), else the nearest the centre. `None` if the budget
-    /// ran out.
+    /// One step at the root: the best score and a move that makes it.
+    /// Among equals, the lowest square if the step reached no horizon (the
+    /// proven choice), else the first found. `None` if the budget ran out.
+    ///
+    /// The first move gets its exact score; each later one only a null
+    /// window (does it beat the best so far?), re-searched in full if it
+    /// does: this proves the best score as cheaply as a plain search. Only
+    /// then are the lowest squares checked, one by one, for equalling it
+    /// (all of them when ties are drawn at random).
     fn root(&mut self, mine: u64, theirs: u64) -> Option<(i32, u32)> {
         let taken = mine | theirs;
         let cut_before = self.cut;
-        let mut scores = Vec::new();
-        let mut top: Option<i32> = None;
+        // Each move's score, exact or (`false`) an upper bound.
+        let mut scores: Vec<(i32, u32, bool)> = Vec::new();
+        let mut top: Option<(i32, u32)> = None;
         self.proven.clear();
         if self.order.is_empty() {
             self.order = self.lines.centre_first.iter().copied().filter(|&s| taken & (1 << s) == 0).collect();
@@ -206,48 +240,75 @@ impl Solver<'_, '_> {
             let s = self.order[i];
             let bit = 1u64 << s;
             let cut_move = self.cut;
-            let score = if self.lines.wins_at(mine | bit, s) {
-                self.win_score(taken.count_ones() + 1)
-            } else if let Some(top) = top {
-                // Only whether the move is below, level with or above the
-                // best so far matters: a window around it says so, cheaply.
-                let score = -self.negamax(theirs, mine | bit, -(top + 1), -(top - 1));
-                if score > top { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) } else { score }
+            let (score, exact) = if self.lines.wins_at(mine | bit, s) {
+                (self.win_score(taken.count_ones() + 1), true)
+            } else if let Some((top, _)) = top {
+                let score = -self.negamax(theirs, mine | bit, -(top + 1), -top);
+                if score > top {
+                    (-self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX), true)
+                } else {
+                    (score, false)
+                }
             } else {
                 // Win, draw or loss first (a window around 0), then, for a
                 // win or loss, how fast.
                 let score = -self.negamax(theirs, mine | bit, -1, 1);
-                if score == 0 { score } else { -self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX) }
+                if score == 0 {
+                    (score, true)
+                } else {
+                    (-self.negamax(theirs, mine | bit, -i32::MAX, i32::MAX), true)
+                }
             };
             if self.stopped {
                 return None;
             }
-            // A win or loss is proven at any horizon; a draw (exact here
-            // unless a win was already found) only if no horizon was met.
-            if score != 0 || (self.cut == cut_move && top.is_none_or(|top| top <= 0)) {
+            // A win or loss is proven at any horizon, as is a bound below
+            // 0; a draw only if no horizon was met.
+            if exact && (score != 0 || self.cut == cut_move) {
                 self.proven.push((s, score.signum()));
+            } else if !exact && score < 0 {
+                self.proven.push((s, -1));
             }
-            top = Some(top.map_or(score, |top| top.max(score)));
-            scores.push((score, s));
+            if top.is_none_or(|(top, _)| score > top) {
+                top = Some((score, s));
+            }
+            scores.push((score, s, exact));
         }
         // The next step tries the moves best first (a stable sort keeps
         // equals in this step's order), so a step cut short has proven the
         // likeliest moves first.
         let mut ranked = scores.clone();
-        ranked.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
-        self.order = ranked.into_iter().map(|(_, s)| s).collect();
-        let top = scores.iter().map(|&(score, _)| score).max()?;
-        let mut best = scores.into_iter().filter(|&(score, _)| score == top);
+        ranked.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
+        self.order = ranked.into_iter().map(|(_, s, _)| s).collect();
+        let (top, found) = top?;
         // A win or loss is proven even if the step reached a horizon.
-        if self.cut == cut_before || top != 0 {
-            let mut best: Vec<u32> = best.map(|(_, s)| s).collect();
-            best.sort_unstable();
-            match self.limits.ties.as_deref_mut() {
-                Some(rng) => Some((top, best[rng.random_range(0..best.len())])),
-                None => best.first().map(|&s| (top, s)),
+        if self.cut != cut_before && top == 0 {
+            return Some((top, found));
+        }
+        scores.sort_unstable_by_key(|&(_, s, _)| s);
+        let mut best = Vec::new();
+        for (score, s, exact) in scores {
+            let equal = if exact || score < top {
+                score == top
+            } else {
+                // Worth at most `top`: is it worth at least that?
+                let score = -self.negamax(theirs, mine | 1 << s, -top, -(top - 1));
+                if self.stopped {
+                    // The value is proven; `found` makes it.
+                    return Some((top, found));
+                }
+                score >= top
+            };
+            if equal {
+                best.push(s);
+                if self.limits.ties.is_none() {
+                    break;
+                }
             }
-        } else {
-            best.next()
+        }
+        match self.limits.ties.as_deref_mut() {
+            Some(rng) => Some((top, best[rng.random_range(0..best.len())])),
+            None => best.first().map(|&s| (top, s)),
         }
     }
 
@@ -317,7 +378,7 @@ impl Solver<'_, '_> {
     /// move, keeps it below 1 for ever by [`Self::breaker_to_move_holds`]'s
     /// strategy. The cheap test first: below 1/2, no move can double it
     /// past 1.
-    fn maker_to_move_fails(&self, mine: u64, theirs: u64, potential: u64) -> bool {
+    fn maker_to_move_fails(&self, potential: u64, added: &[u64; 64]) -> bool {
         let Some(one) = self.one else { return false };
         if potential < one / 2 {
             return true;
@@ -325,31 +386,95 @@ impl Solver<'_, '_> {
         if potential >= one {
             return false;
         }
-        // The weight each free square would add: the lines through it that
-        // the mover can still complete.
-        let free = self.lines.full() & !(mine | theirs);
-        let mut added = [0u64; 64];
-        for &line in &self.lines.all {
-            if line & theirs == 0 {
-                let weight = 1u64 << (line & mine).count_ones();
-                let mut cells = line & free;
-                while cells != 0 {
-                    added[cells.trailing_zeros() as usize] += weight;
-                    cells &= cells - 1;
-                }
-            }
-        }
+        // `added`: the weight each free square would add, the lines through
+        // it that the mover can still complete.
         added.iter().all(|&w| potential + w < one)
     }
 
     /// Whether the side not to move (the maker, `potential` its potential in
-    /// units of 2^-win) can never complete a line, the side to move playing
-    /// the breaker: by Erdős and Selfridge, a potential below 1 with the
-    /// breaker to move stays below 1 (each breaker move on the square of
-    /// most weight takes off at least what the maker's reply adds), and a
-    /// completed line alone weighs 1.
-    fn breaker_to_move_holds(&self, potential: u64) -> bool {
-        self.one.is_some_and(|one| potential < one)
+    /// units of 2^-win, `added` what each free square adds to it) can never
+    /// complete a line, the side to move playing the breaker: by Erdős and
+    /// Selfridge, a potential below 1 with the breaker to move stays below 1
+    /// (each breaker move on the square of most weight takes off at least
+    /// what the maker's reply adds), and a completed line alone weighs 1.
+    /// One move further: the breaker takes the square of most weight `w1`,
+    /// which takes `w1` off; the maker, then to move, adds at most the
+    /// second most `w2` (its lines through the breaker's square are dead), so
+    /// `potential - w1 + w2 < 1` is enough, as [`Self::maker_to_move_fails`]
+    /// says.
+    fn breaker_to_move_holds(&self, potential: u64, added: &[u64; 64]) -> bool {
+        let Some(one) = self.one else { return false };
+        if potential < one {
+            return true;
+        }
+        let (mut w1, mut w2) = (0, 0);
+        for &w in added {
+            if w > w1 {
+                (w1, w2) = (w, w1);
+            } else if w > w2 {
+                w2 = w;
+            }
+        }
+        potential - w1 + w2 < one
+    }
+
+    /// One pass over the lines of a position whose free squares are
+    /// `free`: `None` if the side to move (`mine`) completes a line at once,
+    /// else the opponent's threats, both sides' live lines, potentials and
+    /// weights.
+    fn scan(&self, mine: u64, theirs: u64, free: u64) -> Option<Scan> {
+        let near = self.lines.win - 1;
+        let mut scan = Scan {
+            threats: 0,
+            hot: 0,
+            mine_live: 0,
+            theirs_live: 0,
+            mine_potential: 0,
+            theirs_potential: 0,
+            mine_weight: [0; 64],
+            theirs_weight: [0; 64],
+            weight: [0; 64],
+        };
+        for &line in &self.lines.all {
+            let (a, b) = (line & mine, line & theirs);
+            if b == 0 {
+                let j = a.count_ones();
+                if j == near {
+                    return None;
+                }
+                if j + 1 == near {
+                    scan.hot |= line;
+                }
+                scan.mine_live |= line;
+                scan.mine_potential += 1 << j;
+                let mut cells = line & free;
+                while cells != 0 {
+                    let s = cells.trailing_zeros() as usize;
+                    scan.mine_weight[s] += 1 << j;
+                    scan.weight[s] += 1 << j;
+                    cells &= cells - 1;
+                }
+            }
+            if a == 0 {
+                let j = b.count_ones();
+                if j == near {
+                    scan.threats |= line & !theirs;
+                }
+                if j + 1 == near {
+                    scan.hot |= line;
+                }
+                scan.theirs_live |= line;
+                scan.theirs_potential += 1 << j;
+                let mut cells = line & free;
+                while cells != 0 {
+                    let s = cells.trailing_zeros() as usize;
+                    scan.theirs_weight[s] += 1 << j;
+                    scan.weight[s] += 1 << j;
+                    cells &= cells - 1;
+                }
+            }
+        }
+        Some(scan)
     }
 
     /// The score for the side to move (`mine`), whose opponent has not won.
@@ -364,40 +489,10 @@ impl Solver<'_, '_> {
             return 0;
         }
         let marks = taken.count_ones();
-        // One pass over the lines: a win at once, the opponent's threats,
-        // and the lines each side can still complete.
-        let near = self.lines.win - 1;
-        let (mut threats, mut mine_live, mut theirs_live) = (0u64, 0u64, 0u64);
-        // Squares that make a threat, or stop one being made: tried first.
-        let mut hot = 0u64;
-        // Each side's Erdős–Selfridge potential, in units of 2^-win: a live
-        // line holding `j` of its marks weighs 2^j.
-        let (mut mine_potential, mut theirs_potential) = (0u64, 0u64);
-        for &line in &self.lines.all {
-            let (a, b) = (line & mine, line & theirs);
-            if b == 0 {
-                let j = a.count_ones();
-                if j == near {
-                    return self.win_score(marks + 1);
-                }
-                if j + 1 == near {
-                    hot |= line;
-                }
-                mine_live |= line;
-                mine_potential += 1 << j;
-            }
-            if a == 0 {
-                let j = b.count_ones();
-                if j == near {
-                    threats |= line & !theirs;
-                }
-                if j + 1 == near {
-                    hot |= line;
-                }
-                theirs_live |= line;
-                theirs_potential += 1 << j;
-            }
-        }
+        let Some(scan) = self.scan(mine, theirs, free) else {
+            return self.win_score(marks + 1);
+        };
+        let Scan { threats, hot, mine_live, theirs_live, mine_potential, theirs_potential, .. } = scan;
         if threats.count_ones() >= 2 {
             // One block is possible; the other threat wins next move.
             return -self.win_score(marks + 2);
@@ -406,8 +501,9 @@ impl Solver<'_, '_> {
             // No line can be completed by anyone: a draw, however play goes.
             return 0;
         }
-        let mine_cannot_win = mine_live == 0 || self.maker_to_move_fails(mine, theirs, mine_potential);
-        let theirs_cannot_win = theirs_live == 0 || self.breaker_to_move_holds(theirs_potential);
+        let mine_cannot_win = mine_live == 0 || self.maker_to_move_fails(mine_potential, &scan.mine_weight);
+        let theirs_cannot_win =
+            theirs_live == 0 || self.breaker_to_move_holds(theirs_potential, &scan.theirs_weight);
         if mine_cannot_win && theirs_cannot_win {
             // Neither side can ever complete a line: a draw.
             return 0;
@@ -448,7 +544,18 @@ impl Solver<'_, '_> {
                 // A whole-subtree result holds in every step.
                 None => {}
                 Some(step) if step == self.horizon => self.cut += 1,
-                Some(_) => return self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first),
+                Some(_) => {
+                    return self.search(
+                        mine,
+                        theirs,
+                        alpha,
+                        beta,
+                        (moves, hot, &scan.weight),
+                        key,
+                        symmetry,
+                        first,
+                    );
+                }
             }
             let score = entry.score;
             match entry.bound {
@@ -460,7 +567,7 @@ impl Solver<'_, '_> {
                 return score;
             }
         }
-        self.search(mine, theirs, alpha, beta, (moves, hot), key, symmetry, first)
+        self.search(mine, theirs, alpha, beta, (moves, hot, &scan.weight), key, symmetry, first)
     }
 
     /// Searches `moves` (the best move found before, `first`, first) and
@@ -473,7 +580,7 @@ impl Solver<'_, '_> {
         theirs: u64,
         mut alpha: i32,
         beta: i32,
-        (moves, hot): (u64, u64),
+        (moves, hot, weight): (u64, u64, &[u64; 64]),
         key: (u64, u64),
         symmetry: usize,
         first: Option<u32>,
@@ -484,10 +591,23 @@ impl Solver<'_, '_> {
         let mut best = -i32::MAX;
         let mut best_move = None;
         let first = first.filter(|&s| moves & (1 << s) != 0);
-        let lines = self.lines;
         let rest = moves & !first.map_or(0, |s| 1 << s);
-        let in_order = |mask: u64| lines.centre_first.iter().copied().filter(move |&s| mask & (1 << s) != 0);
-        for s in first.into_iter().chain(in_order(rest & hot)).chain(in_order(rest & !hot)) {
+        // The rest by weight (most first), then nearest the centre.
+        let mut order = [0u64; 64];
+        let mut n = 0;
+        let mut cells = rest;
+        while cells != 0 {
+            let s = cells.trailing_zeros();
+            let rank = u64::from(self.lines.centre_rank[s as usize]);
+            let hot_bit = u64::from(hot & (1 << s) != 0);
+            order[n] = (hot_bit << 63 | weight[s as usize] << 16 | (255 - rank) << 8) | u64::from(s);
+            n += 1;
+            cells &= cells - 1;
+        }
+        let order = &mut order[..n];
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        let sorted = order.iter().map(|&key| (key & 0xff) as u32);
+        for s in first.into_iter().chain(sorted) {
             let bit = 1u64 << s;
             let score = -self.negamax(theirs, mine | bit, -beta, -alpha);
             if score > best {
@@ -642,9 +762,12 @@ mod tests {
     fn the_pruned_search_agrees_with_plain_negamax() {
         let mut rng = ChaCha8Rng::seed_from_u64(20);
         let mut seen = std::collections::BTreeSet::new();
-        for (geometry, marks, count) in
-            [((4, 4, 4), 2..=10, 60), ((5, 5, 4), 12..=16, 40), ((4, 5, 3), 4..=12, 40)]
-        {
+        for (geometry, marks, count) in [
+            ((4, 4, 4), 2..=10, 60),
+            ((5, 5, 4), 12..=16, 40),
+            ((4, 5, 3), 4..=12, 40),
+            ((6, 6, 5), 25..=28, 30),
+        ] {
             let lines = Lines::new(Geometry::new(geometry.0, geometry.1, geometry.2).unwrap());
             let mut memo = HashMap::new();
             for _ in 0..count {
@@ -703,14 +826,31 @@ mod tests {
         }
         let lines = Lines::new(Geometry::new(6, 6, 5).unwrap());
         let solver = solver(&lines, 1);
-        assert!(!solver.maker_to_move_fails(0, 0, 32));
-        assert!(!solver.breaker_to_move_holds(32));
-        assert!(solver.breaker_to_move_holds(31));
+        // On the empty board a square adds one (2^0) per line through it.
+        let mut added = [0u64; 64];
+        for &line in &lines.all {
+            for (s, w) in added.iter_mut().enumerate() {
+                *w += line >> s & 1;
+            }
+        }
+        assert!(!solver.maker_to_move_fails(32, &added));
+        assert!(!solver.breaker_to_move_holds(32, &added));
+        assert!(solver.breaker_to_move_holds(31, &added));
+        // One move further: a potential of 1 or more still holds if taking
+        // the heaviest square leaves less than 1 with the next heaviest
+        // added (32 is 1 here).
+        let mut uneven = [0u64; 64];
+        (uneven[3], uneven[9], uneven[10]) = (20, 5, 1);
+        assert!(solver.breaker_to_move_holds(40, &uneven));
+        assert!(solver.breaker_to_move_holds(46, &uneven));
+        assert!(!solver.breaker_to_move_holds(47, &uneven));
+        uneven[10] = 13;
+        assert!(!solver.breaker_to_move_holds(40, &uneven));
         // The mover's bound counts what its best square adds: at most 7
         // lines (of weight 1 here) pass through one square of 6 × 6.
-        assert!(!solver.maker_to_move_fails(0, 0, 32));
-        assert!(solver.maker_to_move_fails(0, 0, 24));
-        assert!(!solver.maker_to_move_fails(0, 0, 25));
+        assert_eq!(added.iter().max(), Some(&7));
+        assert!(solver.maker_to_move_fails(24, &added));
+        assert!(!solver.maker_to_move_fails(25, &added));
     }
 
     /// With random ties, `perfect` plays every move it proves best, one
@@ -742,5 +882,56 @@ mod tests {
         let limits =
             Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 1, ties: None };
         assert_eq!(choose(&empty, limits).0.index(), 0);
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+    use crate::board::Geometry;
+
+    /// Not a test: `PROBE=6,6,5 cargo test --lib probe -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement"]
+    fn probe() {
+        let spec = std::env::var("PROBE").unwrap_or_else(|_| "6,6,5".into());
+        for board in spec.split(' ') {
+            let v: Vec<u32> = board.split(',').map(|x| x.parse().unwrap()).collect();
+            let geometry = Geometry::new(v[0], v[1], v[2]).unwrap();
+            let lines = Lines::new(geometry);
+            let limits =
+                Limits { started: Instant::now(), deadline: None, progress: None, hash_mb: 256, ties: None };
+            let mut solver = Solver {
+                lines: &lines,
+                table: Table::new(256, u64::MAX),
+                nodes: 0,
+                horizon: u32::MAX,
+                cut: 0,
+                limits,
+                depth: 0,
+                stopped: false,
+                one: unit_one(lines.win),
+                order: Vec::new(),
+                proven: Vec::new(),
+            };
+            let secs: u64 = std::env::var("PROBE_SECS").map_or(10, |s| s.parse().unwrap());
+            solver.limits.deadline = Some(Instant::now() + std::time::Duration::from_secs(secs));
+            let t = Instant::now();
+            let score = solver.negamax(0, 0, -1, 1);
+            eprintln!(
+                "{board}: full window(-1,1) {score} stopped {} nodes {} in {:?}",
+                solver.stopped,
+                solver.nodes,
+                t.elapsed()
+            );
+            let game =
+                Game::new(crate::player::Players::classic("X", "O"), geometry, crate::board::Storage::Auto);
+            let t = Instant::now();
+            let deadline = Some(Instant::now() + std::time::Duration::from_secs(secs));
+            let limits =
+                Limits { started: Instant::now(), deadline, progress: None, hash_mb: 256, ties: None };
+            let (s, value, search) = choose(&game, limits);
+            eprintln!("{board}: choose {s:?} {value:?} {search:?} in {:?}", t.elapsed());
+        }
     }
 }

@@ -278,14 +278,15 @@ fn play_refuses_an_engine_that_cannot_play_the_board() {
 
 #[test]
 fn hint_out_of_time_names_its_best_square_and_says_unknown() {
-    // 6 × 6, five in a row, after X 15: far too big to prove in a moment.
-    let moves = "Game\nX: a O: b\nBoard: 6x6, 5 in a row\n\nX 15\n";
+    // 7 × 7, five in a row, after X 25: far too big to prove in a moment
+    // (6 × 6 is proven drawn in a hundredth of a second now).
+    let moves = "Game\nX: a O: b\nBoard: 7x7, 5 in a row\n\nX 25\n";
     let out =
         crate::util::referee().args(["hint", "--time", "0.2", "-"]).write_stdin(moves).output().unwrap();
     let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let square: u64 = stdout.strip_suffix(" unknown\n").and_then(|s| s.parse().ok()).expect(&stdout);
-    assert!((1..=36).contains(&square) && square != 15, "{stdout}");
+    assert!((1..=49).contains(&square) && square != 25, "{stdout}");
     assert!(
         stderr.starts_with("<stdin>: the value is not proven: in 0.2 s the search looked ")
             && stderr.ends_with("give it more --time\n"),
@@ -307,13 +308,14 @@ fn hint_refuses_a_time_that_is_not_one() {
 
 #[test]
 fn a_search_stopped_early_claims_only_what_it_proved() {
-    // Positions on 4 × 5, four in a row (4 × 4 is settled at its root by
-    // the potential bound): each solves in milliseconds, so a budget of a
-    // microsecond stops some searches early and not others. Either way, a
-    // value given is the true one and the square is free.
-    let geometry = Geometry::new(4, 5, 4).unwrap();
+    // Positions on 5 × 5, four in a row (4 × 4 is settled at its root by
+    // the potential bound, and 4 × 5 in fewer positions than the clock is
+    // looked at after): each solves in a fraction of a second, so a budget
+    // of a microsecond stops some searches early and not others. Either
+    // way, a value given is the true one and the square is free.
+    let geometry = Geometry::new(5, 5, 4).unwrap();
     let mut stopped = 0;
-    for opening in [&[][..], &[8], &[1, 8], &[7, 8, 12], &[1, 2, 3, 6, 7]] {
+    for opening in [&[][..], &[12], &[6, 12], &[7, 12, 13], &[1, 2, 3, 6, 7]] {
         let game = after(geometry, opening);
         let truth = solve(&game);
         let mut engine = Engine::new(EngineKind::Perfect, 0).time_limit(Some(Duration::from_micros(1)));
@@ -345,7 +347,7 @@ fn out_of_time_the_engine_still_takes_a_win_and_blocks_a_loss() {
 #[test]
 fn a_long_search_piped_prints_no_spinner() {
     // Longer than the second after which a terminal would see a spinner.
-    let moves = "Game\nX: a O: b\nBoard: 6x6, 5 in a row\n\nX 15\n";
+    let moves = "Game\nX: a O: b\nBoard: 7x7, 5 in a row\n\nX 25\n";
     let out =
         crate::util::referee().args(["hint", "--time", "1.3", "-"]).write_stdin(moves).output().unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
