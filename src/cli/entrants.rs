@@ -75,8 +75,24 @@ fn brain_executable(
     workshop: &mut Option<Workshop>,
 ) -> Result<Box<dyn Entrant>, CliError> {
     let name = crate::workshop::submission_name(path);
-    let copied = tempfile::Builder::new().prefix("brain-").tempdir().and_then(|dir| {
-        std::fs::copy(path, dir.path().join("brain"))?;
+    let scratch = match workshop {
+        Some(workshop) => workshop.sandbox().scratch().to_owned(),
+        None => workshop.insert((bots.workshop)()?).sandbox().scratch().to_owned(),
+    };
+    // Into the sandbox's scratch (removed with it, on a signal too), held
+    // to a submission's cap (a sparse file counts in full) and made a plain
+    // executable (no set-ID bits), as a brain's directory would be.
+    let cap = crate::sandbox::copy::Caps::SUBMISSION.bytes;
+    let copied = tempfile::Builder::new().prefix("brain-").tempdir_in(&scratch).and_then(|dir| {
+        use std::os::unix::fs::PermissionsExt;
+        let mut from = std::fs::File::open(path)?;
+        if from.metadata()?.len() > cap {
+            return Err(std::io::Error::other(format!("it is larger than {} MB", cap >> 20)));
+        }
+        let to = dir.path().join("brain");
+        let mut out = std::fs::File::create(&to)?;
+        std::io::copy(&mut std::io::Read::take(&mut from, cap), &mut out)?;
+        out.set_permissions(std::fs::Permissions::from_mode(0o755))?;
         Ok(dir)
     });
     let dir = match copied {

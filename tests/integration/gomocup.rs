@@ -109,6 +109,7 @@ fn two_brains_play_on_a_clock_from_random_openings() {
 
 #[test]
 fn a_brain_given_as_an_executable_plays_in_the_sandbox() {
+    use std::os::unix::fs::PermissionsExt;
     let dir = kept_dir();
     let exe = dir.path().join("pbrain-c");
     let built = std::process::Command::new("gcc")
@@ -122,6 +123,22 @@ fn a_brain_given_as_an_executable_plays_in_the_sandbox() {
     let (json, stderr, _dir) = play(&[&arg, "random", "--board", "10x12", "--win", "5", "--games", "2"]);
     no_forfeits(&json, &stderr);
     assert!(json["participants"].as_array().unwrap().iter().any(|p| p["name"] == "pbrain-c"));
+
+    // One set-user-ID is copied as a plain executable; one past a
+    // submission's cap (sparse: nothing is written to make it) is not
+    // copied at all, and forfeits saying so.
+    fs::set_permissions(&exe, fs::Permissions::from_mode(0o4755)).unwrap();
+    let (json, stderr, _dir) = play(&[&arg, "random", "--board", "10x12", "--win", "5", "--games", "2"]);
+    no_forfeits(&json, &stderr);
+    let huge = dir.path().join("huge-brain");
+    fs::File::create(&huge).unwrap().set_len(20 << 30).unwrap();
+    let arg = format!("gomocup:{}", huge.display());
+    let (json, stderr, _dir) = play(&[&arg, "random", "--board", "10x12", "--win", "5", "--games", "2"]);
+    assert!(
+        stderr.contains("(exited: it could not be started: it cannot be copied: it is larger than 64 MB)"),
+        "{stderr}"
+    );
+    assert_eq!(json["games"][0]["reason"]["forfeit"], "exited", "{json}");
 }
 
 #[test]
