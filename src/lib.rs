@@ -11,33 +11,35 @@
 //!    answers.
 //! 3. [`arena`]: matches and tournaments played live between engines and
 //!    bots, recorded as move files, with standings.
-//! 4. [`workshop`]: a submission made runnable once (copied, given the
+//! 4. [`partition`]: work dealt among the machines of a fleet
+//!    (`--partition slice:K/N`): a class's submissions, an event's games.
+//! 5. [`workshop`]: a submission made runnable once (copied, given the
 //!    course's files, built), for grading and the arena alike.
-//! 5. [`batch`]: referees many move files at once, with a summary.
-//! 6. [`referee`]: picks an output format and runs a move file through it.
-//! 7. [`play`]: people and computer players at a console, the game recorded
+//! 6. [`batch`]: referees many move files at once, with a summary.
+//! 7. [`referee`]: picks an output format and runs a move file through it.
+//! 8. [`play`]: people and computer players at a console, the game recorded
 //!    as a move file.
-//! 8. [`spinner`]: what long work shows on a terminal (a search's spinner,
+//! 9. [`spinner`]: what long work shows on a terminal (a search's spinner,
 //!    a batch's or a grading's progress bar).
-//! 9. [`transcript`]: the transcript, one output format.
-//! 10. [`json`]: the JSON output, another.
-//! 11. [`recorder`]: runs records through the rules into an output format.
-//! 12. [`engine`]: the computer players.
-//! 13. [`corpus`]: seeded move files for test corpora.
-//! 14. [`render`]: the board renderings.
-//! 15. [`movefile`]: reads records and never judges them.
-//! 16. [`game`]: judges moves on a [`board`].
-//! 17. [`board`]: squares, lines and marks.
-//! 18. [`sandbox`]: runs a program within limits; imports nothing else
+//! 10. [`transcript`]: the transcript, one output format.
+//! 11. [`json`]: the JSON output, another.
+//! 12. [`recorder`]: runs records through the rules into an output format.
+//! 13. [`engine`]: the computer players.
+//! 14. [`corpus`]: seeded move files for test corpora.
+//! 15. [`render`]: the board renderings.
+//! 16. [`movefile`]: reads records and never judges them.
+//! 17. [`game`]: judges moves on a [`board`].
+//! 18. [`board`]: squares, lines and marks.
+//! 19. [`sandbox`]: runs a program within limits; imports nothing else
 //!     but [`outcome`].
-//! 19. [`outcome`]: what a run may use and what became of it: plain data
+//! 20. [`outcome`]: what a run may use and what became of it: plain data
 //!     the sandbox fills and the verdicts read.
-//! 20. [`check`]: compares a transcript with the referee's own.
-//! 21. [`output`]: output that appears whole or not at all.
-//! 22. [`player`]: marks, players and turn order.
-//! 23. [`spreadsheet`]: CSV tables a spreadsheet reads, every field inert
+//! 21. [`check`]: compares a transcript with the referee's own.
+//! 22. [`output`]: output that appears whole or not at all.
+//! 23. [`player`]: marks, players and turn order.
+//! 24. [`spreadsheet`]: CSV tables a spreadsheet reads, every field inert
 //!     and never a formula.
-//! 24. [`text`]: text from other people's programs, cut to size on
+//! 25. [`text`]: text from other people's programs, cut to size on
 //!     character boundaries and made inert for reports.
 //!
 //! `cli`, `grade`, `arena`, `workshop`, `sandbox`, `outcome`, `batch`,
