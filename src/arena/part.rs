@@ -378,6 +378,9 @@ pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameRe
         .prefix(".ttt-referee-merge-")
         .tempdir_in(parent)
         .map_err(|e| output(format!("cannot make a directory beside it: {e}")))?;
+    // Removed on a signal too (`merge` ends so on Ctrl-C), never left
+    // beside the output.
+    let listed = output::Listed::new(staging.path());
     let games = staging.path().join("games");
     std::fs::create_dir(&games).map_err(|source| EventError::Write { path: games.clone(), source })?;
     let mut stderr = BTreeMap::new();
@@ -425,7 +428,9 @@ pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameRe
         std::fs::remove_dir(out).map_err(|e| output(format!("cannot replace it: {e}")))?;
     }
     let staged = staging.keep();
-    if let Err(e) = std::fs::rename(&staged, out) {
+    let renamed = std::fs::rename(&staged, out);
+    drop(listed);
+    if let Err(e) = renamed {
         let _ = std::fs::remove_dir_all(&staged);
         return Err(output(format!("cannot be put in place: {e}")));
     }

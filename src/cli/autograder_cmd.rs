@@ -176,6 +176,9 @@ fn try_package(args: &TryArgs) -> Result<u8, CliError> {
         .prefix("ttt-referee-try-")
         .tempdir()
         .map_err(|source| CliError::write(&std::env::temp_dir(), source))?;
+    // Removed on Ctrl-C, SIGTERM or SIGHUP too (a signal in the instant
+    // between its making and this leaves it empty).
+    let _listed = crate::output::Listed::new(scratch.path());
     let trial =
         trial::try_package(&args.package, &args.submission, scratch.path()).map_err(CliError::Trial)?;
     let mut out = String::new();
