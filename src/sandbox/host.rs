@@ -450,7 +450,7 @@ impl Sandbox {
         if let Some(uid) = self.run_as {
             command.uid(uid).gid(uid);
         }
-        let mut child = command.spawn().map_err(SandboxError::Start)?;
+        let mut child = launcher::spawn(&mut command).map_err(SandboxError::Start)?;
         let group = match self.cgroups.as_ref() {
             Ok(cgroups) => match cgroups
                 .create(job.limits.memory, job.limits.processes)

@@ -131,7 +131,7 @@ impl Launchers {
                     if let Some(uid) = run_as {
                         command.uid(uid).gid(uid);
                     }
-                    let _ = answer.send(command.spawn());
+                    let _ = answer.send(spawn(&mut command));
                 }
             })?;
             *spawner = Some(Spawner { requests, thread });
@@ -282,4 +282,22 @@ fn ready_again(
         drop(std::mem::replace(&mut launcher.group, Ok(group)));
     }
     Some(launcher)
+}
+
+/// Starts `command`, tried again when the kernel says its executable is
+/// busy (`ETXTBSY`): the guard's copy was just written, and a child another
+/// thread forked in that instant holds the written file open until it
+/// execs. A well-known race of threaded programs that write an executable
+/// and run it (Go's issue 22315); it passes in microseconds.
+pub(super) fn spawn(command: &mut Command) -> io::Result<Child> {
+    let mut tries = 0u32;
+    loop {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(nix::libc::ETXTBSY) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(u64::from(tries)));
+            }
+            spawned => return spawned,
+        }
+    }
 }
