@@ -268,9 +268,7 @@ pub fn replace_whole(
     durability: Durability,
     write: impl FnOnce(&mut Staged) -> io::Result<()>,
 ) -> io::Result<()> {
-    let mut staged = Staged::replacing(path, durability)?;
-    write(&mut staged)?;
-    staged.commit()
+    whole(Staged::replacing(path, durability)?, write)
 }
 
 /// Writes the file `path` whole with `write`: it appears complete, or not
@@ -283,7 +281,11 @@ pub fn write_whole(
     durability: Durability,
     write: impl FnOnce(&mut Staged) -> io::Result<()>,
 ) -> io::Result<()> {
-    let mut staged = Staged::file(path, durability)?;
+    whole(Staged::file(path, durability)?, write)
+}
+
+/// `staged` written by `write`, then committed.
+fn whole(mut staged: Staged, write: impl FnOnce(&mut Staged) -> io::Result<()>) -> io::Result<()> {
     write(&mut staged)?;
     staged.commit()
 }
