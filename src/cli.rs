@@ -8,6 +8,7 @@ mod arena_cmd;
 mod args;
 mod autograder_cmd;
 mod brain_cmd;
+mod build_cmd;
 mod check_cmd;
 mod completions_cmd;
 mod entrants;
@@ -113,6 +114,9 @@ enum Command {
     /// Run students' programs against tests in a sandbox and report.
     #[command(after_help = grade_cmd::SHORT_AFTER_HELP, after_long_help = grade_cmd::AFTER_HELP)]
     Grade(Box<grade_cmd::GradeArgs>),
+    /// Build every bot of an event once and keep the builds, for the parts of a split event.
+    #[command(after_help = build_cmd::AFTER_HELP)]
+    Build(build_cmd::BuildArgs),
     /// Merge the parts of a grading split by `grade --partition` into its reports.
     #[command(after_help = merge_cmd::AFTER_HELP)]
     Merge(merge_cmd::MergeArgs),
@@ -222,6 +226,7 @@ where
         Some(Command::Brain(args)) => brain_cmd::run(&args),
         Some(Command::Grade(args)) => grade_cmd::run(&args),
         Some(Command::Merge(args)) => merge_cmd::run(&args),
+        Some(Command::Build(args)) => build_cmd::run(&args),
         Some(Command::Autograder { command }) => {
             let sub = matches.subcommand().and_then(|(_, m)| m.subcommand()).map(|(_, m)| m);
             autograder_cmd::run(&command, sub.unwrap_or(&matches))

@@ -256,6 +256,65 @@ pub fn real_dirs(root: &Path, relative: &Path) -> io::Result<PathBuf> {
     Ok(at)
 }
 
+/// A directory of output staged beside its target, a new or empty one,
+/// and renamed onto it by [`StagedDir::commit`]: the directory appears
+/// whole or not at all. Removed if dropped uncommitted, and on a signal
+/// too (it is listed with the other temporaries).
+#[derive(Debug)]
+pub struct StagedDir {
+    dir: tempfile::TempDir,
+    target: PathBuf,
+    _listed: Listed,
+}
+
+impl StagedDir {
+    /// A staging directory for `target`, which must not exist or be empty;
+    /// `command` names who writes it in the message saying it is not.
+    ///
+    /// # Errors
+    /// Why not, in words that follow the target's name.
+    pub fn new(target: &Path, command: &str) -> Result<StagedDir, String> {
+        match fs::read_dir(target) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(format!("is not empty; {command} writes into a new or empty directory"));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot be read: {e}")),
+        }
+        let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = tempfile::Builder::new()
+            .prefix(".ttt-referee-staged-")
+            .tempdir_in(parent)
+            .map_err(|e| format!("cannot make a directory beside it: {e}"))?;
+        let listed = Listed::new(dir.path());
+        Ok(StagedDir { dir, target: target.to_owned(), _listed: listed })
+    }
+
+    /// Where to write.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Puts the directory in place of its (empty or absent) target.
+    ///
+    /// # Errors
+    /// Why it could not be, in words that follow the target's name.
+    pub fn commit(self) -> Result<(), String> {
+        if self.target.exists() {
+            fs::remove_dir(&self.target).map_err(|e| format!("cannot replace it: {e}"))?;
+        }
+        let staged = self.dir.keep();
+        if let Err(e) = fs::rename(&staged, &self.target) {
+            let _ = fs::remove_dir_all(&staged);
+            return Err(format!("cannot be put in place: {e}"));
+        }
+        Ok(())
+    }
+}
+
 /// Writes the file `path` whole with `write`, as [`write_whole`] does, but
 /// replacing whatever is at `path` ([`Staged::replacing`]): a symbolic link
 /// or a pipe there is replaced, never followed. For the files of a report

@@ -119,6 +119,10 @@ impl Entrant for Bot {
         &self.name
     }
 
+    fn runs_apart(&self) -> bool {
+        true
+    }
+
     fn join(&self, setup: &Setup, _seat: usize) -> Result<Box<dyn Seat>, Forfeit> {
         // The run's own limits are a backstop: every answer has its own
         // deadline, and the whole game cannot take more CPU than every

@@ -4,6 +4,8 @@
 //! With two players the one who forfeits loses; with three or more it is
 //! ranked last and the others draw.
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::board::Storage;
 use crate::game::{Game, Move, Outcome};
 use crate::player::{Player, PlayerId, Players};
@@ -92,12 +94,21 @@ pub struct Played {
 /// Every entrant is seated first; one that cannot start forfeits the game
 /// (the first such in turn order). Every seat that started is finished,
 /// whatever happens.
+///
+/// The seats are started side by side and finished side by side: a bot's
+/// start and end are its container's (most of what a game of quick bots
+/// costs), and none waits on another's.
 #[must_use]
 pub fn play(setup: &Setup, opening: &[Move], entrants: &[&dyn Entrant]) -> Played {
+    // Side by side only where two seats start slowly: an engine's seat
+    // costs less than a thread.
+    let apart = entrants.iter().filter(|e| e.runs_apart()).count() > 1;
+    let joined =
+        each(apart, entrants.iter().enumerate().collect(), |(index, entrant)| entrant.join(setup, index));
     let mut seats: Vec<Option<Box<dyn Seat>>> = Vec::with_capacity(entrants.len());
     let mut failed = None;
-    for (index, entrant) in entrants.iter().enumerate() {
-        match entrant.join(setup, index) {
+    for (index, joined) in joined.into_iter().enumerate() {
+        match joined {
             Ok(seat) => seats.push(Some(seat)),
             Err(forfeit) => {
                 seats.push(None);
@@ -110,8 +121,38 @@ pub fn play(setup: &Setup, opening: &[Move], entrants: &[&dyn Entrant]) -> Playe
         Some(ending) => ending,
         None => play_out(setup, opening, entrants, &mut seats, &mut played),
     };
-    played.finished = seats.into_iter().map(|seat| seat.map(Seat::finish).unwrap_or_default()).collect();
+    played.finished = each(apart, seats, |seat| seat.map(Seat::finish).unwrap_or_default());
     played
+}
+
+/// `work` done on every item, the results in the items' order: one after
+/// another, or with `at_once` side by side, the first item on this thread
+/// and each other on a thread of its own (on this one after the first when
+/// no thread can be started).
+fn each<T: Send, R: Send>(at_once: bool, items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    if !at_once {
+        return items.into_iter().map(work).collect();
+    }
+    let take = |slot: &Mutex<Option<T>>| slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|item| Mutex::new(Some(item))).collect();
+    let (work, take) = (&work, &take);
+    std::thread::scope(|scope| {
+        let others: Vec<_> = slots
+            .iter()
+            .skip(1)
+            .map(|slot| std::thread::Builder::new().spawn_scoped(scope, move || take(slot).map(work)))
+            .collect();
+        let mut results: Vec<R> = slots.first().and_then(take).map(work).into_iter().collect();
+        for (slot, other) in slots.iter().skip(1).zip(others) {
+            // A thread that could not be started left its item in its slot.
+            let result = match other {
+                Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => take(slot).map(work),
+            };
+            results.extend(result);
+        }
+        results
+    })
 }
 
 /// The game itself, every seat started.
@@ -184,6 +225,33 @@ pub(super) mod tests {
         pub answers: Vec<Result<String, Forfeit>>,
         pub fails_to_start: bool,
         pub asked: Arc<Mutex<Vec<String>>>,
+        /// Set: it runs apart, and its seat's start and end each wait for
+        /// every entrant sharing this to be at the same step.
+        pub meet: Option<Arc<Meeting>>,
+    }
+
+    /// Where entrants that run apart wait for each other: how many came to
+    /// each step (start, end), and the number expected.
+    pub(in crate::arena) struct Meeting {
+        came: Mutex<[usize; 2]>,
+        all: std::sync::Condvar,
+        expected: usize,
+    }
+
+    impl Meeting {
+        /// Waits at `step` for every entrant expected; false when they
+        /// did not all come (one at a time: the wait would never end, so
+        /// it ends after a minute, to fail the test rather than hang it).
+        fn wait(&self, step: usize) -> bool {
+            let mut came = self.came.lock().unwrap();
+            came[step] += 1;
+            self.all.notify_all();
+            let (came, _) = self
+                .all
+                .wait_timeout_while(came, Duration::from_mins(1), |came| came[step] < self.expected)
+                .unwrap();
+            came[step] >= self.expected
+        }
     }
 
     impl Scripted {
@@ -193,6 +261,7 @@ pub(super) mod tests {
                 answers: answers.iter().map(|a| Ok((*a).to_owned())).collect(),
                 fails_to_start: false,
                 asked: Arc::default(),
+                meet: None,
             }
         }
 
@@ -206,6 +275,7 @@ pub(super) mod tests {
     struct ScriptedSeat {
         answers: VecDeque<Result<String, Forfeit>>,
         asked: Arc<Mutex<Vec<String>>>,
+        meet: Option<Arc<Meeting>>,
     }
 
     impl Entrant for Scripted {
@@ -213,7 +283,14 @@ pub(super) mod tests {
             &self.name
         }
 
+        fn runs_apart(&self) -> bool {
+            self.meet.is_some()
+        }
+
         fn join(&self, _: &Setup, _: usize) -> Result<Box<dyn Seat>, Forfeit> {
+            if self.meet.as_ref().is_some_and(|meet| !meet.wait(0)) {
+                return Err(Forfeit::new(ForfeitKind::Exited, "started alone"));
+            }
             if self.fails_to_start {
                 return Err(Forfeit::new(
                     ForfeitKind::Exited,
@@ -223,6 +300,7 @@ pub(super) mod tests {
             Ok(Box::new(ScriptedSeat {
                 answers: self.answers.clone().into(),
                 asked: Arc::clone(&self.asked),
+                meet: self.meet.clone(),
             }))
         }
     }
@@ -236,6 +314,9 @@ pub(super) mod tests {
         }
 
         fn finish(self: Box<Self>) -> Finished {
+            if self.meet.as_ref().is_some_and(|meet| !meet.wait(1)) {
+                return Finished { stderr: "ended alone".into(), unprotected: None };
+            }
             Finished { stderr: format!("{} answers left", self.answers.len()), unprotected: None }
         }
     }
@@ -273,6 +354,25 @@ pub(super) mod tests {
         let x = Scripted::new("x", &["6", "7", "1", "5", "8"]);
         let o = Scripted::new("o", &["9", "4", "3", "2"]);
         assert_eq!(game(&[&x, &o], &[]).ending, Ending::Draw);
+    }
+
+    #[test]
+    fn seats_that_run_apart_start_and_end_side_by_side() {
+        // Each waits at its start and its end for the other: one at a time,
+        // the first would start (or end) alone.
+        let meeting =
+            Arc::new(Meeting { came: Mutex::new([0, 0]), all: std::sync::Condvar::new(), expected: 2 });
+        let mut x = Scripted::new("x", &["1", "2", "3"]);
+        let mut o = Scripted::new("o", &["4", "5"]);
+        x.meet = Some(Arc::clone(&meeting));
+        o.meet = Some(Arc::clone(&meeting));
+        let played = game(&[&x, &o], &[]);
+        assert_eq!(played.ending, Ending::Win(0));
+        assert_eq!(played.finished[0].stderr, "0 answers left");
+        assert_eq!(played.finished[1].stderr, "0 answers left");
+        // An engine beside a bot is seated on this thread: nothing waits.
+        let lone = Scripted::new("o", &["4", "5"]);
+        assert_eq!(game(&[&Scripted::new("x", &["1", "2", "3"]), &lone], &[]).ending, Ending::Win(0));
     }
 
     #[test]

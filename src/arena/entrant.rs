@@ -26,6 +26,12 @@ pub trait Entrant: Send + Sync {
     fn replays(&self) -> bool {
         false
     }
+    /// Whether its seats are processes of their own, slow to start and to
+    /// end (a bot's run in its container): a game starts and ends such
+    /// seats side by side.
+    fn runs_apart(&self) -> bool {
+        false
+    }
 }
 
 /// One participant's player in one game.

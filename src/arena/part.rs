@@ -364,23 +364,9 @@ pub fn read_parts(dirs: &[PathBuf]) -> Result<(Plan, Vec<Part>), MergeError> {
 /// write that fails.
 pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameResult>, MergeError> {
     let output = |why: String| MergeError::Output { dir: out.to_owned(), why };
-    match std::fs::read_dir(out) {
-        Ok(entries) => {
-            if entries.into_iter().next().is_some() {
-                return Err(output("is not empty; merge writes into a new or empty directory".to_owned()));
-            }
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(output(format!("cannot be read: {e}"))),
-    }
-    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let staging = tempfile::Builder::new()
-        .prefix(".ttt-referee-merge-")
-        .tempdir_in(parent)
-        .map_err(|e| output(format!("cannot make a directory beside it: {e}")))?;
     // Removed on a signal too (`merge` ends so on Ctrl-C), never left
     // beside the output.
-    let listed = output::Listed::new(staging.path());
+    let staging = output::StagedDir::new(out, "merge").map_err(output)?;
     let games = staging.path().join("games");
     std::fs::create_dir(&games).map_err(|source| EventError::Write { path: games.clone(), source })?;
     let mut stderr = BTreeMap::new();
@@ -424,15 +410,6 @@ pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameRe
         .collect();
     let standings = Standings::new(&event.names(), &results);
     super::report::write(staging.path(), event, &results, &standings)?;
-    if out.exists() {
-        std::fs::remove_dir(out).map_err(|e| output(format!("cannot replace it: {e}")))?;
-    }
-    let staged = staging.keep();
-    let renamed = std::fs::rename(&staged, out);
-    drop(listed);
-    if let Err(e) = renamed {
-        let _ = std::fs::remove_dir_all(&staged);
-        return Err(output(format!("cannot be put in place: {e}")));
-    }
+    staging.commit().map_err(output)?;
     Ok(results)
 }

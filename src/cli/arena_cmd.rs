@@ -70,6 +70,13 @@ pub(super) struct ArenaArgs {
     #[arg(long, value_name = "SCHEME:K/N")]
     partition: Option<crate::partition::Partition>,
 
+    /// Run each bot from the build `ttt-referee build` kept in DIR, built
+    /// once for every part of a split event, instead of building it: a bot
+    /// whose source is not the one built, or whose kept build is not what
+    /// was kept, is an error.
+    #[arg(long, value_name = "DIR")]
+    prebuilt: Option<PathBuf>,
+
     /// How many games are played at once.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: u64,
@@ -175,13 +182,12 @@ pub(super) fn marks(players: usize) -> Vec<Mark> {
     crate::corpus::MARKS[..players].iter().filter_map(|&c| Mark::new(c)).collect()
 }
 
-/// Runs `planned` with `args`: every game, a line each on standard error,
-/// the report, then the standings on standard output.
-pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Result<u8, CliError> {
-    let marks = marks(planned.players);
-    for arg in &planned.participants {
+/// Whether every engine and Gomocup brain among `participants` can play
+/// games of `geometry` between `marks`.
+fn can_play(participants: &[String], geometry: Geometry, marks: &[Mark]) -> Result<(), CliError> {
+    for arg in participants {
         if let Some(kind) = EngineKind::from_name(arg) {
-            engines::check(kind, geometry, &marks)
+            engines::check(kind, geometry, marks)
                 .map_err(|error| CliError::EngineCannotPlay { name: arg.clone(), error })?;
         }
         if arg.starts_with(entrants::GOMOCUP) {
@@ -189,6 +195,14 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
                 .map_err(|why| CliError::BrainCannotPlay { arg: text::inert(arg).into_owned(), why })?;
         }
     }
+    Ok(())
+}
+
+/// Runs `planned` with `args`: every game, a line each on standard error,
+/// the report, then the standings on standard output.
+pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Result<u8, CliError> {
+    let marks = marks(planned.players);
+    can_play(&planned.participants, geometry, &marks)?;
     if let Some(partition) = args.partition {
         if args.report.is_none() {
             return Err(CliError::PartNeedsReport { partition });
@@ -208,7 +222,14 @@ pub(super) fn run(args: &ArenaArgs, geometry: Geometry, planned: Planned) -> Res
         Some(_) => record_key()?,
         None => RecordKey::ephemeral("there is no report directory"),
     };
-    let bots = entrants::Bots { workshop: &workshop, limits, startup: args.startup };
+    let prebuilt = args.prebuilt.as_deref().map(entrants::Prebuilt::read).transpose()?;
+    let bots = entrants::Bots {
+        workshop: &workshop,
+        limits,
+        startup: args.startup,
+        prebuilt: prebuilt.as_ref(),
+        keeper: None,
+    };
     let mut bot_workshop = None;
     let entrants: Vec<Box<dyn Entrant>> =
         entrants::entrants(&planned.participants, &bots, &mut bot_workshop)?;

@@ -416,7 +416,7 @@ mod tests {
         let script = script(Shell::Fish, Cli::command());
         assert!(script.contains("    or return 0\n"), "{script}");
         assert!(
-            script.contains("    if set -q argv[1]; and contains -- $argv[1] check hint play match tournament brain gen grade merge autograder completions manpage help\n"),
+            script.contains("    if set -q argv[1]; and contains -- $argv[1] check hint play match tournament brain gen grade build merge autograder completions manpage help\n"),
             "{script}"
         );
         assert!(
@@ -443,13 +443,15 @@ mod tests {
                 at(&["match"], None),
                 at(&["tournament"], None),
                 at(&["grade"], Some("versus")),
+                // Taken as match and tournament take them (engines are left out).
+                at(&["build"], None),
                 at(&["autograder", "gradescope"], Some("versus")),
                 at(&["autograder", "github"], Some("versus")),
             ]
         );
         let bash = script(Shell::Bash, Cli::command());
         let both = "COMPREPLY=($(compgen -W \"perfect strong minimax rules random\" -- \"${cur}\") $(compgen -f -- \"${cur}\"))";
-        assert_eq!(bash.matches(both).count(), 2, "{bash}");
+        assert_eq!(bash.matches(both).count(), 3, "{bash}");
         assert_eq!(
             bash.matches("--versus)\n                    COMPREPLY=($(compgen -W \"strong minimax rules\"")
                 .count(),
@@ -458,7 +460,7 @@ mod tests {
         );
         let zsh = script(Shell::Zsh, Cli::command());
         let alternative = ":_alternative \"engines:engine:(perfect strong minimax rules random)\" \"bots:bot directory:_files -/\"' \\\n";
-        assert_eq!(zsh.matches(alternative).count(), 2, "{zsh}");
+        assert_eq!(zsh.matches(alternative).count(), 3, "{zsh}");
         assert_eq!(zsh.matches("engines:engine:(strong minimax rules)").count(), 3, "{zsh}");
         let fish = script(Shell::Fish, Cli::command());
         assert!(fish.contains("\ncomplete -c ttt-referee -n \"__fish_ttt_referee_using_subcommand match\" -a \"perfect\\t'a full solver"), "{fish}");

@@ -2,7 +2,8 @@
 //! engine's name (`perfect`, `minimax`, `rules`, `random`), or a directory
 //! holding a bot's source.
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,9 +13,11 @@ use crate::engine::EngineKind;
 use crate::grade::GradeError;
 use crate::sandbox::Limits;
 use crate::sandbox::{Sandbox, copy};
+use crate::text;
+use crate::workshop::kept::{self, Kept, KeptBuild, Manifest};
 use crate::workshop::language::Languages;
 use crate::workshop::recipe::{Programs, Recipe};
-use crate::workshop::{self, NotBuilt, Workshop};
+use crate::workshop::{self, Built, Failure, NotBuilt, Workshop};
 
 /// How bots are made: built by a workshop (made once, when the first bot
 /// comes), each game's run within `limits`, given `startup` for their first
@@ -24,6 +27,66 @@ pub(super) struct Bots<'a> {
     pub(super) workshop: &'a dyn Fn() -> Result<Workshop, CliError>,
     pub(super) limits: Limits,
     pub(super) startup: Duration,
+    /// Builds kept by `ttt-referee build` (`--prebuilt DIR`): each bot's is
+    /// run, none built.
+    pub(super) prebuilt: Option<&'a Prebuilt>,
+    /// `ttt-referee build`: each bot built is also kept here.
+    pub(super) keeper: Option<&'a Keeper>,
+}
+
+/// A directory of kept builds and its manifest (`--prebuilt DIR`).
+pub(super) struct Prebuilt {
+    pub(super) dir: PathBuf,
+    pub(super) manifest: Manifest,
+}
+
+impl Prebuilt {
+    /// The kept builds in `dir`.
+    pub(super) fn read(dir: &Path) -> Result<Prebuilt, CliError> {
+        Ok(Prebuilt { dir: dir.to_owned(), manifest: Manifest::read(dir)? })
+    }
+}
+
+/// Where `ttt-referee build` keeps each bot's build as it is made: a tree a
+/// bot in `dir`, and what the manifest says of each.
+pub(super) struct Keeper {
+    pub(super) dir: PathBuf,
+    pub(super) kept: RefCell<Vec<Kept>>,
+}
+
+impl Keeper {
+    /// Keeps `name`'s build (`Ok`) or why it has none, its source being
+    /// `source`.
+    fn keep(&self, name: &str, source: &Path, built: Result<&Built, String>) -> Result<(), CliError> {
+        let unusable = |why: String| CliError::BuildOut {
+            dir: text::inert(&self.dir.display().to_string()).into_owned(),
+            why,
+        };
+        let digest = kept::tree_digest(source)
+            .map_err(|e| unusable(format!("{}: its source cannot be read: {e}", text::inert(name))))?;
+        let mut kept = self.kept.borrow_mut();
+        let outcome = match built {
+            Ok(built) => {
+                let dir = format!("{:03}", kept.len() + 1);
+                let to = self.dir.join(&dir);
+                std::fs::create_dir(&to).map_err(|e| unusable(format!("cannot make {dir}: {e}")))?;
+                crate::sandbox::copy::copy_tree(&built.start, &to, kept::CAPS, None)
+                    .map_err(|e| unusable(format!("{}: its build cannot be kept: {e}", text::inert(name))))?;
+                let tree = kept::tree_digest(&to)
+                    .map_err(|e| unusable(format!("{}: its build cannot be read: {e}", text::inert(name))))?;
+                KeptBuild::Built {
+                    dir,
+                    tree,
+                    language: built.language.clone(),
+                    argv: built.argv.clone(),
+                    env: built.env.clone(),
+                }
+            }
+            Err(why) => KeptBuild::NotBuilt { why },
+        };
+        kept.push(Kept { name: name.to_owned(), source: digest, build: outcome });
+        Ok(())
+    }
 }
 
 /// A workshop to build bots in, as `grade` builds submissions: its own
@@ -137,7 +200,20 @@ fn made(
         None => workshop.insert((bots.workshop)()?),
     };
     let name = name.to_owned();
-    let why = match workshop.prepare_apart(dir, recipe) {
+    let made = match bots.prebuilt {
+        Some(prebuilt) => restored(dir, &name, prebuilt, workshop)?,
+        None => workshop.prepare_apart(dir, recipe),
+    };
+    if let Some(keeper) = bots.keeper {
+        match &made {
+            Ok(built) => keeper.keep(&name, dir, Ok(built))?,
+            Err(NotBuilt::Failed(failure)) if !failure.unprotected => {
+                keeper.keep(&name, dir, Err(failure.message()))?;
+            }
+            Err(_) => {}
+        }
+    }
+    let why = match made {
         Ok(mut built) => {
             built.name.clone_from(&name);
             let bot = Bot::new(&built, Arc::clone(workshop.sandbox()), bots.limits, bots.startup);
@@ -162,6 +238,43 @@ fn made(
         crate::text::inert_lines(&crate::text::said(&why, 2000))
     );
     Ok(Box::new(Unbuilt::new(name, &why)))
+}
+
+/// The bot `name` in `dir` as `prebuilt` kept its build: its source must
+/// be the one built (else an error: a part would play another bot than
+/// the one built), and its build what was kept (else an error: not the
+/// bot's fault); a bot whose build failed fails again, saying why.
+fn restored(
+    dir: &Path,
+    name: &str,
+    prebuilt: &Prebuilt,
+    workshop: &Workshop,
+) -> Result<Result<Built, NotBuilt>, CliError> {
+    let shown = || text::inert(&prebuilt.dir.display().to_string()).into_owned();
+    let entry = prebuilt
+        .manifest
+        .find(name)
+        .ok_or_else(|| CliError::NotKept { name: text::inert(name).into_owned(), dir: shown() })?;
+    let unusable = |why: String| CliError::KeptUnusable { name: text::inert(name).into_owned(), why };
+    let now = kept::tree_digest(dir).map_err(|e| unusable(format!("its source cannot be read: {e}")))?;
+    if now != entry.source {
+        return Err(CliError::KeptStale {
+            name: text::inert(name).into_owned(),
+            dir: shown(),
+            now,
+            then: entry.source.clone(),
+        });
+    }
+    match &entry.build {
+        KeptBuild::NotBuilt { why } => Ok(Err(NotBuilt::from(Failure::early(why.clone())))),
+        KeptBuild::Built { .. } => match workshop.restore(&prebuilt.dir, entry) {
+            Ok(built) => Ok(Ok(built)),
+            Err(NotBuilt::Stopped) => Ok(Err(NotBuilt::Stopped)),
+            Err(NotBuilt::Failed(failure)) => {
+                Err(unusable(text::inert_lines(&failure.message()).into_owned()))
+            }
+        },
+    }
 }
 
 /// A bot's name: its directory's, as `grade` names a submission; but a
@@ -225,8 +338,13 @@ mod tests {
     fn names(args: &[&str]) -> Result<Vec<String>, String> {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         let no_workshop = || Err(CliError::NotAParticipant { arg: "(no workshop in unit tests)".to_owned() });
-        let bots =
-            Bots { workshop: &no_workshop, limits: crate::grade::TEST_LIMITS, startup: Duration::ZERO };
+        let bots = Bots {
+            workshop: &no_workshop,
+            limits: crate::grade::TEST_LIMITS,
+            startup: Duration::ZERO,
+            prebuilt: None,
+            keeper: None,
+        };
         entrants(&args, &bots, &mut None)
             .map(|list| list.iter().map(|e| e.name().to_owned()).collect())
             .map_err(|e| e.to_string())

@@ -205,6 +205,25 @@ pub(super) enum CliError {
     /// sandbox refused or starved its build).
     #[error("{name}: it cannot be built here, through no fault of its own: {why}")]
     BotNotBuilt { name: String, why: String },
+    /// A directory of kept builds (`--prebuilt`) that cannot be used.
+    #[error("--prebuilt {0}")]
+    Kept(#[from] crate::workshop::kept::KeptError),
+    /// A bot `--prebuilt DIR` holds no build of.
+    #[error(
+        "{name}: --prebuilt {dir} holds no build of it; build every participant with `ttt-referee build PARTICIPANT... --out {dir}`"
+    )]
+    NotKept { name: String, dir: String },
+    /// A bot whose source changed since `ttt-referee build` kept its build.
+    #[error(
+        "{name}: its source is not the one --prebuilt {dir} was built from (its digest is {now}, the build's {then}); build again"
+    )]
+    KeptStale { name: String, dir: String, now: String, then: String },
+    /// A kept build that cannot be run as kept: never the bot's fault.
+    #[error("{name}: its build in --prebuilt cannot be used: {why}")]
+    KeptUnusable { name: String, why: String },
+    /// `build --out` that cannot be written.
+    #[error("{dir}: {why}")]
+    BuildOut { dir: String, why: String },
     /// The key that seals an event's records cannot be used.
     #[error("{0}")]
     RecordKey(#[from] crate::arena::seal::KeyError),

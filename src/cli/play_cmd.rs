@@ -215,7 +215,13 @@ fn seat(
         workshop.end_on_signals(EXIT_INTERRUPTED).map_err(|e| CliError::Grade(GradeError::Scratch(e)))?;
         Ok(workshop)
     };
-    let bots_made = entrants::Bots { workshop: &new_workshop, limits, startup: args.startup };
+    let bots_made = entrants::Bots {
+        workshop: &new_workshop,
+        limits,
+        startup: args.startup,
+        prebuilt: None,
+        keeper: None,
+    };
     let mut programs: Seated = Vec::new();
     for bot in bots {
         programs.push(match bot {

@@ -11,12 +11,15 @@
 //! - [`provided`]: the course's provided files, written over each copy;
 //! - [`language`]: how a submission is built and run, found from its files;
 //! - [`build`]: the one build, for submissions and harnesses alike;
+//! - [`kept`]: builds kept in a directory for other machines to run
+//!   (`ttt-referee build`, `--prebuilt`);
 //! - [`recipe`]: what a submission is made runnable by;
 //! - [`silencers`]: what in a submission would hide its compiler's
 //!   warnings.
 
 pub mod build;
 pub mod intake;
+pub mod kept;
 pub mod language;
 pub mod provided;
 pub mod recipe;

@@ -142,7 +142,7 @@ impl Split {
         let stray: Vec<_> = fs::read_dir(self.dir.path())
             .unwrap()
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().starts_with(".ttt-referee-merge-"))
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".ttt-referee-staged-"))
             .collect();
         assert!(stray.is_empty(), "no staging left behind");
     }

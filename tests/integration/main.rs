@@ -27,6 +27,7 @@ mod live;
 mod matches;
 mod output;
 mod peers;
+mod prebuilt;
 mod properties;
 mod sandbox;
 mod shrinking;
