@@ -28,6 +28,10 @@ moves = 7 * games
 print("per game: %.2f ms; per move: %.2f ms (median of %d runs, %d moves a run)"
       % (runs["median"] / games * 1000, runs["median"] / moves * 1000, len(runs["times"]), moves))
 PY
+echo "== the bare pipe runner (benches/bare_runner.c): the same games, no sandbox"
+cc -O2 -o "$work/bare_runner" benches/bare_runner.c
+cc -O2 -o "$work/first" fixtures/bots/first-c/bot.c
+hyperfine --runs 3 "$work/bare_runner $GAMES $work/first $work/first"
 echo "== the same games between engines (no processes): the arena's own loop"
 hyperfine --runs 3 "$bin match rules rules --games $GAMES -q"
 echo "== a 10-bot round robin, 90 ordered pairings x 2 games (180 games), --jobs 2"

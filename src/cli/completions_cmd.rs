@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use clap::{Args, Command};
 use clap_complete::Shell;
 
-use super::values::{OPPONENT, PARTICIPANT, versus_engines};
+use super::values::{OPPONENT, PARTICIPANT, SEAT, versus_engines};
 use super::{CliError, EXIT_SUCCESS};
 use crate::engine::EngineKind;
 
@@ -90,6 +90,9 @@ fn find_named(cmd: &Command, path: &[String], named: &mut Vec<Named>) {
                 match arg.get_value_names().and_then(|names| names.first()).map(clap::builder::Str::as_str) {
                     Some(PARTICIPANT) => EngineKind::ALL.map(EngineKind::name).to_vec(),
                     Some(OPPONENT) => versus_engines(),
+                    Some(SEAT) => {
+                        std::iter::once("human").chain(EngineKind::ALL.map(EngineKind::name)).collect()
+                    }
                     _ => continue,
                 };
             let option = if arg.is_positional() { None } else { arg.get_long().map(str::to_owned) };
@@ -99,11 +102,13 @@ fn find_named(cmd: &Command, path: &[String], named: &mut Vec<Named>) {
     }
 }
 
-/// An engine's help, as `play --x` lists it, for fish's list.
+/// An engine's help (or `human`'s), as `play --help` would list it, for
+/// fish's list.
 fn engine_help(name: &str) -> String {
     use clap::ValueEnum;
-    EngineKind::from_name(name)
-        .and_then(|kind| kind.to_possible_value())
+    crate::play::Side::parse(name)
+        .ok()
+        .and_then(|side| side.to_possible_value())
         .and_then(|value| value.get_help().map(ToString::to_string))
         .unwrap_or_default()
         .replace('\\', "\\\\")
@@ -166,10 +171,19 @@ fn engines_zsh(script: &str, named: &[Named]) -> String {
             continue;
         };
         let Some(len) = script[start..].find("\n&& ret=0\n") else { continue };
-        let both = format!(
-            ":_alternative \"engines:engine:({})\" \"bots:bot directory:_files -/\"'",
-            n.engines.join(" ")
-        );
+        // An option's action is cut at its colons (the option's next
+        // argument would follow one), so they are escaped, and braces keep
+        // `_arguments` from giving `_alternative` options of its own.
+        let both = match &n.option {
+            None => format!(
+                ":_alternative \"engines:engine:({})\" \"bots:bot directory:_files -/\"'",
+                n.engines.join(" ")
+            ),
+            Some(_) => format!(
+                ":{{_alternative \"engines\\:engine\\:({})\" \"bots\\:bot directory\\:_files -/\"}}'",
+                n.engines.join(" ")
+            ),
+        };
         let arm = &script[start..start + len];
         let repaired = arm
             .lines()
@@ -420,9 +434,7 @@ mod tests {
             "{script}"
         );
         assert!(
-            script.contains(
-                "-l x -d 'Who plays X (moves first), or a bot: a directory holding its source [default: human]' -r -f -a \"human\\t'a person"
-            ),
+            script.contains("-l x -d 'With --profile, who plays X (as `play --x`) [default: human]' -r -f -a \"human\\t'a person"),
             "{script}"
         );
     }
@@ -435,11 +447,17 @@ mod tests {
         let at = |path: &[&str], option: Option<&str>| Named {
             path: path.iter().map(|&p| p.to_owned()).collect(),
             option: option.map(str::to_owned),
-            engines: if option.is_some() { vec!["strong", "minimax", "rules"] } else { all.clone() },
+            engines: match option {
+                Some("x" | "o") => [&["human"][..], &all].concat(),
+                Some(_) => vec!["strong", "minimax", "rules"],
+                None => all.clone(),
+            },
         };
         assert_eq!(
             named,
             [
+                at(&["play"], Some("x")),
+                at(&["play"], Some("o")),
                 at(&["match"], None),
                 at(&["tournament"], None),
                 at(&["grade"], Some("versus")),
@@ -452,6 +470,9 @@ mod tests {
         let bash = script(Shell::Bash, Cli::command());
         let both = "COMPREPLY=($(compgen -W \"perfect strong minimax rules random\" -- \"${cur}\") $(compgen -f -- \"${cur}\"))";
         assert_eq!(bash.matches(both).count(), 3, "{bash}");
+        // play's --x and --o: a person, an engine, or a bot's directory.
+        let seat = "COMPREPLY=($(compgen -W \"human perfect strong minimax rules random\" -- \"${cur}\") $(compgen -f -- \"${cur}\"))";
+        assert_eq!(bash.matches(seat).count(), 2, "{bash}");
         assert_eq!(
             bash.matches("--versus)\n                    COMPREPLY=($(compgen -W \"strong minimax rules\"")
                 .count(),
@@ -461,9 +482,16 @@ mod tests {
         let zsh = script(Shell::Zsh, Cli::command());
         let alternative = ":_alternative \"engines:engine:(perfect strong minimax rules random)\" \"bots:bot directory:_files -/\"' \\\n";
         assert_eq!(zsh.matches(alternative).count(), 3, "{zsh}");
-        assert_eq!(zsh.matches("engines:engine:(strong minimax rules)").count(), 3, "{zsh}");
+        assert_eq!(
+            zsh.matches(":WHO:{_alternative \"engines\\:engine\\:(human perfect strong minimax rules random)\" \"bots\\:bot directory\\:_files -/\"}'").count(),
+            2,
+            "{zsh}"
+        );
+        assert_eq!(zsh.matches("{_alternative \"engines\\:engine\\:(strong minimax rules)\" \"bots\\:bot directory\\:_files -/\"}'").count(), 3, "{zsh}");
         let fish = script(Shell::Fish, Cli::command());
         assert!(fish.contains("\ncomplete -c ttt-referee -n \"__fish_ttt_referee_using_subcommand match\" -a \"perfect\\t'a full solver"), "{fish}");
+        // Files too (no `-f`), and a person.
+        assert!(fish.contains("using_subcommand play\" -l x -d 'Who plays X (moves first): human, an engine\\'s name, or a bot: a directory holding its source [default: human]' -r -a \"human\\t'a person, typing at the console' perfect\\t'"), "{fish}");
         assert_eq!(fish.matches(" -l versus ").count(), 3, "{fish}");
         assert_eq!(fish.matches(" -l versus -d 'With --play: a test of its own").count(), 3, "{fish}");
         assert_eq!(fish.matches(" -r -a \"strong\\t'").count(), 3, "{fish}");

@@ -5,10 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use std::ffi::OsStr;
-
-use clap::builder::{PossibleValue, TypedValueParser};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::seated::SeatedBot;
 use super::{BoardArgs, CliError, EXIT_INTERRUPTED, EXIT_SUCCESS, LayoutArgs, entrants};
@@ -49,14 +46,14 @@ Profiles reproduce the original assignments' consoles, prompts and messages exac
 
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
-    /// Who plays X (moves first), or a bot: a directory holding its source
-    /// [default: human].
-    #[arg(long, value_name = "PLAYER", value_parser = WhoParser)]
+    /// Who plays X (moves first): human, an engine's name, or a bot: a
+    /// directory holding its source [default: human].
+    #[arg(long, value_name = super::values::SEAT, value_parser = parse_who)]
     x: Option<Who>,
 
-    /// Who plays O, or a bot: a directory holding its source [default:
-    /// perfect; human with --profile extended, minimax with --profile uri].
-    #[arg(long, value_name = "PLAYER", value_parser = WhoParser)]
+    /// Who plays O, as --x [default: perfect; human with --profile extended,
+    /// minimax with --profile uri].
+    #[arg(long, value_name = super::values::SEAT, value_parser = parse_who)]
     o: Option<Who>,
 
     /// With a bot: the most time it may take over each answer, in seconds.
@@ -174,31 +171,9 @@ fn parse_who(text: &str) -> Result<Who, String> {
         return Ok(Who::Bot(PathBuf::from(text)));
     }
     Err(format!(
-        "`{}` is not a player; expected human, rules, minimax, perfect, random or a directory holding a bot's source",
+        "`{}` is not a player; expected human, rules, minimax, perfect, strong, random or a directory holding a bot's source",
         crate::text::inert(text)
     ))
-}
-
-/// [`parse_who`], offering the values of [`Side`] in help and completions.
-#[derive(Clone, Copy, Debug)]
-struct WhoParser;
-
-impl TypedValueParser for WhoParser {
-    type Value = Who;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<Who, clap::Error> {
-        let parse: fn(&str) -> Result<Who, String> = parse_who;
-        parse.parse_ref(cmd, arg, value)
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(Side::value_variants().iter().filter_map(ValueEnum::to_possible_value)))
-    }
 }
 
 /// The programs that play `bots`' sides (X's, then O's), each built in

@@ -16,6 +16,10 @@ pub(super) const PARTICIPANT: &str = "PARTICIPANT";
 /// bot's directory. The completion scripts offer both for it.
 pub(super) const OPPONENT: &str = "OPPONENT[=X,O]";
 
+/// The value name of `play --x` and `--o`: `human`, an engine, or a bot's
+/// directory. The completion scripts offer all three for it.
+pub(super) const SEAT: &str = "WHO";
+
 /// The engines `--versus` takes: every one but those whose test is built in
 /// (`vs-perfect`, `vs-random`).
 pub(super) fn versus_engines() -> Vec<&'static str> {

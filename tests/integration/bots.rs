@@ -1060,7 +1060,7 @@ fn play_seats_a_bot_at_the_console() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains(
-            "`no-such-bot` is not a player; expected human, rules, minimax, perfect, random or a directory holding a bot's source"
+            "`no-such-bot` is not a player; expected human, rules, minimax, perfect, strong, random or a directory holding a bot's source"
         ),
         "{}",
         text(&out.stderr)

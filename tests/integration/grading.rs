@@ -741,6 +741,9 @@ fn every_shell_completes_engines_beside_files() {
     assert_eq!(bash_completes(&["ttt-referee", "tournament", "perfect", "ra"]).unwrap(), ["random"]);
     assert_eq!(bash_completes(&["ttt-referee", "match", "--gam"]).unwrap(), ["--games"]);
     assert_eq!(bash_completes(&["ttt-referee", "grade", "--versus", "s"]).unwrap(), ["strong", "src"]);
+    // play's players: a person, an engine, or a bot's directory.
+    assert_eq!(bash_completes(&["ttt-referee", "play", "--x", "s"]).unwrap(), ["strong", "src"]);
+    assert_eq!(bash_completes(&["ttt-referee", "play", "--o", "h"]).unwrap(), ["human"]);
 
     let Some(replies) = fish_completes("ttt-referee match ") else {
         crate::util::skip("no fish on this machine");
@@ -765,6 +768,16 @@ fn every_shell_completes_engines_beside_files() {
     };
     // The engines and the directories (`functions`, where the script is).
     for expected in ["perfect", "minimax", "rules", "random", "strong", "functions/"] {
+        assert!(seen.contains(expected), "{expected}: {seen:?}");
+    }
+    // An option's value too: `--versus`'s engines, and `play --x`'s person.
+    let seen = zsh_completes("ttt-referee grade --versus ", "strong").unwrap();
+    for expected in ["minimax", "rules", "strong", "functions/"] {
+        assert!(seen.contains(expected), "{expected}: {seen:?}");
+    }
+    assert!(!seen.contains("unmatched"), "{seen:?}");
+    let seen = zsh_completes("ttt-referee play --x ", "human").unwrap();
+    for expected in ["human", "perfect", "functions/"] {
         assert!(seen.contains(expected), "{expected}: {seen:?}");
     }
 }
@@ -804,13 +817,15 @@ fn fish_completes_subcommands_options_and_every_value_list() {
     assert_eq!(replies, ["classic", "grid", "table"]);
     assert_eq!(fish_completes("ttt-referee --format ").unwrap(), ["json", "text"]);
     assert_eq!(fish_completes("ttt-referee a.txt --sty").unwrap(), ["--style"]);
+    // A person, an engine, or a bot's directory (the script, in the
+    // directory fish runs in, is the file there).
     assert_eq!(
         fish_completes("ttt-referee play --x ").unwrap(),
-        ["human", "minimax", "perfect", "random", "rules", "strong"]
+        ["human", "minimax", "perfect", "random", "rules", "strong", "ttt-referee.fish"]
     );
     assert_eq!(
         fish_completes("ttt-referee play --o ").unwrap(),
-        ["human", "minimax", "perfect", "random", "rules", "strong"]
+        ["human", "minimax", "perfect", "random", "rules", "strong", "ttt-referee.fish"]
     );
     assert_eq!(fish_completes("ttt-referee grade --hea").unwrap(), ["--header"]);
     assert_eq!(fish_completes("ttt-referee gr").unwrap(), ["grade"]);
