@@ -49,6 +49,13 @@ use crate::board::Square;
 use crate::game::Game;
 use crate::player::PlayerId;
 
+/// Below how many times 1 a side's potential must be for a pairing to be
+/// looked for.
+const PAIRING_POTENTIAL: u64 = 4;
+
+/// How many choices of pair a search for a pairing strategy may undo.
+const PAIRING_RETRIES: u32 = 8;
+
 /// How many positions are searched between looks at the clock.
 const CLOCK_EVERY: u64 = 4096;
 
@@ -430,6 +437,14 @@ impl Solver<'_, '_> {
         potential - w1 + w2 < one
     }
 
+    /// Whether a side of potential `potential` (units of 2^-win) is worth
+    /// looking for a pairing against: below [`PAIRING_POTENTIAL`] times 1.
+    /// Where the potentials are large (4 in a row on 7 × 8: 107 lines,
+    /// 6.7 at the start) a pairing is rare and looking costs.
+    fn pairing_likely(&self, potential: u64) -> bool {
+        self.one.is_some_and(|one| potential < PAIRING_POTENTIAL * one)
+    }
+
     /// Whether the maker (the opponent of `breaker`, whose marks are not
     /// needed) can never complete a line against a pairing strategy,
     /// whoever is to move: if disjoint pairs of free squares can be chosen
@@ -485,48 +500,79 @@ impl Solver<'_, '_> {
         }
         let order = &mut order[..n];
         order.sort_unstable();
-        // Lines served by a pair (or not the maker's: never looked at).
-        let mut served = [0u64; 4];
-        let is_served = |served: &[u64; 4], i: u16| served[usize::from(i >> 6)] >> (i & 63) & 1 != 0;
-        let mut used = 0u64;
-        for &key in order.iter() {
-            let i = (key & 0xffff) as u16;
-            if is_served(&served, i) {
-                continue;
-            }
-            let open = all[usize::from(i)] & free & !used;
-            if open.count_ones() < 2 {
-                return Err(all[usize::from(i)] & free);
-            }
-            // The pair serving most of the maker's unserved lines.
-            let mut best = (0, 0, 0);
-            let mut a_cells = open;
-            while a_cells != 0 {
-                let a = a_cells.trailing_zeros();
-                a_cells &= a_cells - 1;
-                let mut b_cells = a_cells;
-                while b_cells != 0 {
-                    let b = b_cells.trailing_zeros();
-                    b_cells &= b_cells - 1;
-                    let gain = self
-                        .lines
-                        .lines_holding(a, b)
-                        .iter()
-                        .filter(|&&j| all[usize::from(j)] & breaker == 0 && !is_served(&served, j))
-                        .count();
-                    if gain > best.0 {
-                        best = (gain, a, b);
-                    }
-                }
-            }
-            let (_, a, b) = best;
-            used |= 1 << a | 1 << b;
-            for &j in self.lines.lines_holding(a, b) {
-                served[usize::from(j >> 6)] |= 1 << (j & 63);
-            }
-        }
+        let mut budget = PAIRING_RETRIES;
+        self.pair_from(order, [0; 4], 0, breaker, free, &mut budget)?;
         self.pairings += 1;
         Ok(())
+    }
+
+    /// Serves the lines of `order` (line indices in their low 16 bits)
+    /// not yet `served` with pairs of free squares not yet `used`, the
+    /// first unserved line first, each with the pairs that serve most
+    /// unserved lines tried first; a choice that leads nowhere is undone
+    /// and the next tried while `budget` lasts. `Err`: the free squares of
+    /// the first line found that could not be served.
+    fn pair_from(
+        &self,
+        order: &[u32],
+        served: [u64; 4],
+        used: u64,
+        breaker: u64,
+        free: u64,
+        budget: &mut u32,
+    ) -> Result<(), u64> {
+        let all = &self.lines.all;
+        let is_served = |served: &[u64; 4], i: u16| served[usize::from(i >> 6)] >> (i & 63) & 1 != 0;
+        let Some(at) = order.iter().position(|&key| !is_served(&served, (key & 0xffff) as u16)) else {
+            return Ok(());
+        };
+        let i = (order[at] & 0xffff) as u16;
+        let open = all[usize::from(i)] & free & !used;
+        if open.count_ones() < 2 {
+            return Err(all[usize::from(i)] & free);
+        }
+        // Each pair with how many unserved lines it serves, most first.
+        let mut pairs = [(0usize, 0u32, 0u32); 64];
+        let mut n = 0;
+        let mut a_cells = open;
+        while a_cells != 0 {
+            let a = a_cells.trailing_zeros();
+            a_cells &= a_cells - 1;
+            let mut b_cells = a_cells;
+            while b_cells != 0 && n < pairs.len() {
+                let b = b_cells.trailing_zeros();
+                b_cells &= b_cells - 1;
+                let gain = self
+                    .lines
+                    .lines_holding(a, b)
+                    .iter()
+                    .filter(|&&j| all[usize::from(j)] & breaker == 0 && !is_served(&served, j))
+                    .count();
+                pairs[n] = (gain, a, b);
+                n += 1;
+            }
+        }
+        let pairs = &mut pairs[..n];
+        pairs.sort_by_key(|&(gain, _, _)| std::cmp::Reverse(gain));
+        let mut first_error = None;
+        let rest = &order[at + 1..];
+        for &(_, a, b) in pairs.iter() {
+            let mut now = served;
+            for &j in self.lines.lines_holding(a, b) {
+                now[usize::from(j >> 6)] |= 1 << (j & 63);
+            }
+            match self.pair_from(rest, now, used | 1 << a | 1 << b, breaker, free, budget) {
+                Ok(()) => return Ok(()),
+                Err(stuck) => {
+                    let stuck = *first_error.get_or_insert(stuck);
+                    if *budget == 0 {
+                        return Err(stuck);
+                    }
+                    *budget -= 1;
+                }
+            }
+        }
+        Err(first_error.unwrap_or(open))
     }
 
     /// One pass over the lines of a position whose free squares are
@@ -616,11 +662,13 @@ impl Solver<'_, '_> {
             mine_live == 0 || self.maker_to_move_fails(mine_potential, &scan.mine_weight);
         let mut theirs_cannot_win =
             theirs_live == 0 || self.breaker_to_move_holds(theirs_potential, &scan.theirs_weight);
-        if !theirs_cannot_win && alpha < 0 {
+        // Pairings are looked for only where a side's potential is small
+        // enough that one is likely (a cost, not a question of exactness).
+        if !theirs_cannot_win && alpha < 0 && self.pairing_likely(theirs_potential) {
             // The side to move breaks: it may take one square first.
             theirs_cannot_win = self.pairing_after_a_move(mine, free);
         }
-        if !mine_cannot_win && beta > 0 {
+        if !mine_cannot_win && beta > 0 && self.pairing_likely(mine_potential) {
             mine_cannot_win = self.pairing_holds(theirs, free);
         }
         if mine_cannot_win && theirs_cannot_win {
