@@ -457,8 +457,11 @@ impl Solver<'_, '_> {
     ///
     /// The pairs are chosen greedily (lines with fewest free squares first,
     /// each unserved line given the pair of its free unpaired squares that
-    /// serves most unserved lines): a pairing found proves the bound; none
-    /// found proves nothing.
+    /// serves most unserved lines), undoing at most [`PAIRING_RETRIES`]
+    /// choices that lead nowhere (also for each square the breaker tries
+    /// first: with the greedy choice alone there, 4,8,4 took 10.7 CPU-s,
+    /// not 9.9): a pairing found proves the bound; none found proves
+    /// nothing.
     fn pairing_holds(&mut self, breaker: u64, free: u64) -> bool {
         self.pairing(breaker, free).is_ok()
     }
