@@ -30,6 +30,12 @@ pub struct Lines {
     pub centre_first: Vec<u32>,
     /// Each square's place in [`Lines::centre_first`].
     pub centre_rank: Vec<u32>,
+    /// For each two squares `a`, `b` (`a * cells + b`), where the indices
+    /// (in [`Lines::all`]) of the lines holding both begin in
+    /// [`Lines::shared`], which end where the next pair's begin.
+    shared_start: Vec<u32>,
+    /// The line indices of every pair of squares, one pair after another.
+    shared: Vec<u16>,
 }
 
 impl Lines {
@@ -108,7 +114,28 @@ impl Lines {
         for (rank, &s) in (0..).zip(&centre_first) {
             centre_rank[s as usize] = rank;
         }
-        Lines { cells, through, all, win, symmetries, inverses, bytes, centre_first, centre_rank }
+        let (shared_start, shared) = lines_by_pair(cells, &all);
+        Lines {
+            cells,
+            through,
+            all,
+            win,
+            symmetries,
+            inverses,
+            bytes,
+            centre_first,
+            centre_rank,
+            shared_start,
+            shared,
+        }
+    }
+
+    /// The indices (in [`Lines::all`]) of the lines holding both squares
+    /// `a` and `b` (none if `a == b`).
+    #[must_use]
+    pub fn lines_holding(&self, a: u32, b: u32) -> &[u16] {
+        let i = a as usize * self.cells as usize + b as usize;
+        &self.shared[self.shared_start[i] as usize..self.shared_start[i + 1] as usize]
     }
 
     /// Whether `bits` holds a winning line through square `s`.
@@ -152,6 +179,30 @@ impl Lines {
     pub fn preimage_of(&self, symmetry: usize, s: u32) -> u32 {
         self.inverses[symmetry][s as usize]
     }
+}
+
+/// For each two squares (`a * cells + b`), where its lines begin in the
+/// second list, and the indices in `all` of the lines holding both squares,
+/// pair after pair.
+fn lines_by_pair(cells: u32, all: &[u64]) -> (Vec<u32>, Vec<u16>) {
+    let n = cells as usize;
+    let mut start = Vec::with_capacity(n * n + 1);
+    let mut shared = Vec::new();
+    for a in 0..n {
+        for b in 0..n {
+            start.push(u32::try_from(shared.len()).expect("few lines"));
+            let both = (1u64 << a) | (1u64 << b);
+            if a != b {
+                for (i, &line) in (0u16..).zip(all) {
+                    if line & both == both {
+                        shared.push(i);
+                    }
+                }
+            }
+        }
+    }
+    start.push(u32::try_from(shared.len()).expect("few lines"));
+    (start, shared)
 }
 
 fn permute(mut bits: u64, perm: &[u32]) -> u64 {

@@ -278,15 +278,16 @@ fn play_refuses_an_engine_that_cannot_play_the_board() {
 
 #[test]
 fn hint_out_of_time_names_its_best_square_and_says_unknown() {
-    // 7 × 7, five in a row, after X 25: far too big to prove in a moment
-    // (6 × 6 is proven drawn in a hundredth of a second now).
-    let moves = "Game\nX: a O: b\nBoard: 7x7, 5 in a row\n\nX 25\n";
+    // 8 × 8, five in a row, after X 28: far too big to prove in a moment
+    // (6 × 6 is proven drawn in a hundredth of a second now, and 7 × 7 after
+    // X 25 in about 2 s since pairing strategies).
+    let moves = "Game\nX: a O: b\nBoard: 8x8, 5 in a row\n\nX 28\n";
     let out =
         crate::util::referee().args(["hint", "--time", "0.2", "-"]).write_stdin(moves).output().unwrap();
     let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let square: u64 = stdout.strip_suffix(" unknown\n").and_then(|s| s.parse().ok()).expect(&stdout);
-    assert!((1..=49).contains(&square) && square != 25, "{stdout}");
+    assert!((1..=64).contains(&square) && square != 28, "{stdout}");
     assert!(
         stderr.starts_with("<stdin>: the value is not proven: in 0.2 s the search looked ")
             && stderr.ends_with("give it more --time\n"),
@@ -346,8 +347,9 @@ fn out_of_time_the_engine_still_takes_a_win_and_blocks_a_loss() {
 
 #[test]
 fn a_long_search_piped_prints_no_spinner() {
-    // Longer than the second after which a terminal would see a spinner.
-    let moves = "Game\nX: a O: b\nBoard: 7x7, 5 in a row\n\nX 25\n";
+    // Longer than the second after which a terminal would see a spinner
+    // (8 × 8 with five in a row: 7 × 7 after X 25 is proven in about 2 s).
+    let moves = "Game\nX: a O: b\nBoard: 8x8, 5 in a row\n\nX 28\n";
     let out =
         crate::util::referee().args(["hint", "--time", "1.3", "-"]).write_stdin(moves).output().unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();

@@ -61,8 +61,9 @@ fn a_batch_shows_its_progress_bar_on_a_terminal() {
 #[test]
 fn a_long_search_shows_a_spinner_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    // 7 × 7, five in a row: not proven in 1.6 s (6 × 6 now is, at once).
-    std::fs::write(dir.path().join("big.txt"), "Game\nX: a O: b\nBoard: 7x7, 5 in a row\n\nX 25\n").unwrap();
+    // 8 × 8, five in a row: not proven in 1.6 s (6 × 6 now is at once, and
+    // 7 × 7 after X 25 in about 2 s).
+    std::fs::write(dir.path().join("big.txt"), "Game\nX: a O: b\nBoard: 8x8, 5 in a row\n\nX 28\n").unwrap();
     let (code, seen) = at_terminal(&["hint", "--time", "1.6", "big.txt"], dir.path());
     assert_eq!(code, 0, "{seen}");
     assert!(seen.contains("thinking: ") && seen.contains(" moves ahead, "), "no spinner:\n{seen:?}");
