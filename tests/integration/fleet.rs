@@ -17,7 +17,7 @@ const STUDENTS: [&str; 8] =
     ["ada-c", "fay-order", "gus-nocat", "hal-spacing", "ivy-crash", "kim-compile", "max-stdout", "ned-stale"];
 
 /// The files a report directory holds, as `grade --report` writes them.
-const REPORTS: [&str; 4] = ["grades.csv", "results.json", "junit.xml", "report.html"];
+pub(crate) const REPORTS: [&str; 4] = ["grades.csv", "results.json", "junit.xml", "report.html"];
 
 /// Where everything of this file's gradings goes.
 fn dir() -> &'static Path {
@@ -87,7 +87,7 @@ fn merge(parts: &[PathBuf], out: &Path) -> (Option<i32>, String, String) {
 /// class replaced by `T`: the runs' times (`"wall"`, `"cpu"`,
 /// `"seconds"` in JSON, `time="…"` in `JUnit`, the HTML's three-decimal
 /// time cells) and the unused user a root grader's runs get.
-fn normalised(text: &str) -> String {
+pub(crate) fn normalised(text: &str) -> String {
     let mut out = text.to_owned();
     for prefix in
         ["\"wall\": ", "\"cpu\": ", "\"seconds\": ", "time=\"", "unused user (", "<td class=\"num\">"]

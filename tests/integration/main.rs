@@ -28,6 +28,7 @@ mod matches;
 mod output;
 mod peers;
 mod properties;
+mod recipes;
 mod sandbox;
 mod shrinking;
 mod solver;
