@@ -360,7 +360,8 @@ impl Event<'_> {
 
     /// What its games depend on that their records do not say, as a seal
     /// takes it in: the rule, the move time, the clock.
-    fn settings(&self) -> String {
+    #[must_use]
+    pub fn settings(&self) -> String {
         format!(
             "rule={} move={}us clock={}",
             self.geometry.rule().name(),
