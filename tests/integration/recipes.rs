@@ -166,10 +166,12 @@ fn said(output: &Output) -> String {
 struct Fleet {
     dir: tempfile::TempDir,
     bin: PathBuf,
+    /// What a checkout of the recipe's repository puts in a workspace.
+    repository: Box<dyn Fn(&Path) + Send + Sync>,
 }
 
 impl Fleet {
-    fn new() -> Fleet {
+    fn new(repository: impl Fn(&Path) + Send + Sync + 'static) -> Fleet {
         let dir = kept_dir();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
         let bin = dir.path().join("bin");
@@ -180,7 +182,7 @@ impl Fleet {
         ] {
             symlink(built, bin.join(name)).unwrap();
         }
-        Fleet { dir, bin }
+        Fleet { dir, bin, repository: Box::new(repository) }
     }
 
     fn path(&self) -> &Path {
@@ -208,7 +210,7 @@ fn whole() -> &'static Path {
             let text = text.split_whitespace().filter(|w| *w != "\\").collect::<Vec<_>>().join(" ");
             assert!(text.contains(&format!("ttt-referee grade {OPTIONS} ")), "{name}: {text}");
         }
-        let fleet = Fleet::new();
+        let fleet = Fleet::new(|_| {});
         let uid = users("the unsplit grading", 1)[0];
         let class = fleet.path().join("class");
         class_into(&class, uid);
@@ -242,13 +244,18 @@ fn same_as_whole(merged: &Path) {
     }
 }
 
-/// `${{ matrix.part }}` put in, as GitHub does; no other expression is
-/// expected.
+/// The secret the tournament's workflow seals its records with, as the
+/// test's repository would hold it.
+const RECORD_KEY: &str = "the-recipes-test-record-key";
+
+/// `${{ matrix.part }}` and `${{ secrets.RECORD_KEY }}` put in, as GitHub
+/// does; no other expression is expected.
 fn expand(text: &str, part: Option<&str>) -> String {
     let text = match part {
         Some(part) => text.replace("${{ matrix.part }}", part),
         None => text.to_owned(),
     };
+    let text = text.replace("${{ secrets.RECORD_KEY }}", RECORD_KEY);
     assert!(!text.contains("${{"), "an expression the test does not know: {text}");
     text
 }
@@ -262,16 +269,23 @@ fn copy(from: &Path, to: &Path) {
 /// One job of the workflow, run on `machine` in `workspace` with the
 /// matrix's `part` (if any): its steps in order, as GitHub runs them —
 /// `run:` through `bash --noprofile --norc -eo pipefail`, `GITHUB_PATH`
-/// read after each; `actions/checkout` a copy of the class;
+/// read after each; `actions/checkout` the fleet's repository;
 /// upload and download of artifacts a copy to and from `artifacts`.
 fn github_job(
     fleet: &Fleet,
+    workflow: &Yaml,
     job: &Yaml,
     part: Option<&str>,
     machine: &Machine,
     workspace: &Path,
     artifacts: &Path,
 ) {
+    let env: Vec<(String, String)> = workflow["env"]
+        .as_hash()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.as_str().unwrap().to_owned(), expand(v.as_str().unwrap(), part)))
+        .collect();
     fs::create_dir_all(workspace).unwrap();
     let github_path = machine.home.join("github_path");
     fs::write(&github_path, "").unwrap();
@@ -289,6 +303,7 @@ fn github_job(
                 workspace,
                 &path,
             );
+            command.envs(env.iter().map(|(k, v)| (k, v)));
             let output = command.env("GITHUB_PATH", &github_path).output().unwrap();
             assert!(output.status.success(), "part {part:?}: `{script}`: {}", said(&output));
             continue;
@@ -297,13 +312,8 @@ fn github_job(
         let with = &step["with"];
         match action.split('@').next().unwrap() {
             "actions/checkout" => {
-                // The repository: the class, and the grader in ttt-static/bin/.
-                let bin = workspace.join("ttt-static/bin");
-                fs::create_dir_all(&bin).unwrap();
-                for name in ["ttt-referee", "ttt-guard"] {
-                    symlink(fs::read_link(fleet.bin.join(name)).unwrap(), bin.join(name)).unwrap();
-                }
-                class_into(workspace, machine.uid);
+                (fleet.repository)(workspace);
+                give(workspace, machine.uid);
             }
             "actions/upload-artifact" => {
                 let name = expand(with["name"].as_str().unwrap(), part);
@@ -326,34 +336,39 @@ fn github_job(
     }
 }
 
-#[test]
-fn the_github_actions_workflow_runs_its_parts_and_merges_to_the_whole() {
-    let workflow = &YamlLoader::load_from_str(&recipe("grade.yml")).unwrap()[0];
-    let jobs = &workflow["jobs"];
-    let grade = &jobs["grade"];
-    assert_eq!(jobs["merge"]["needs"].as_str(), Some("grade"), "the merge waits for the parts");
-    let parts: Vec<String> = grade["strategy"]["matrix"]["part"]
+/// Runs the workflow `name` as GitHub would: its matrix job once a part,
+/// every part at once, each its own runner and user; then the job that
+/// needs it. The merge job's workspace and the artifacts' directory.
+fn run_workflow(fleet: &Fleet, name: &str) -> (PathBuf, PathBuf) {
+    let workflow = &YamlLoader::load_from_str(&recipe(name)).unwrap()[0];
+    let jobs = workflow["jobs"].as_hash().unwrap();
+    let (play, merge) = (&jobs.front().unwrap(), &jobs.back().unwrap());
+    assert_eq!(merge.1["needs"].as_str(), play.0.as_str(), "{name}: the merge waits for the parts");
+    let play = play.1;
+    let parts: Vec<String> = play["strategy"]["matrix"]["part"]
         .as_vec()
         .unwrap()
         .iter()
         .map(|p| p.as_i64().unwrap().to_string())
         .collect();
     assert_eq!(parts, ["1", "2", "3", "4"]);
-    let fleet = Fleet::new();
     let artifacts = fleet.path().join("artifacts");
     fs::create_dir(&artifacts).unwrap();
-    let uids = users("the GitHub Actions workflow", parts.len() + 1);
+    let uids = users(&format!("the GitHub Actions workflow {name}"), parts.len() + 1);
     // Every part at once, each its own runner.
     std::thread::scope(|scope| {
         for (part, uid) in parts.iter().zip(&uids) {
-            let (fleet, artifacts) = (&fleet, &artifacts);
+            let artifacts = &artifacts;
             scope.spawn(move || {
-                let machine = Machine::new(fleet.path(), &format!("grade-{part}"), *uid);
-                let workspace = fleet.path().join(format!("grade-{part}"));
+                let machine = Machine::new(fleet.path(), &format!("part-{part}"), *uid);
+                let workspace = fleet.path().join(format!("part-{part}"));
                 fs::create_dir(&workspace).unwrap();
                 give(&workspace, *uid);
-                github_job(fleet, grade, Some(part), &machine, &workspace, artifacts);
-                written_by(&workspace.join(format!("part-{part}")), *uid);
+                github_job(fleet, workflow, play, Some(part), &machine, &workspace, artifacts);
+                let written = workspace.join(format!("part-{part}"));
+                if written.join("part.json").exists() {
+                    written_by(&written, *uid);
+                }
             });
         }
     });
@@ -366,9 +381,99 @@ fn the_github_actions_workflow_runs_its_parts_and_merges_to_the_whole() {
     let workspace = fleet.path().join("merge");
     fs::create_dir(&workspace).unwrap();
     give(&workspace, merger.uid);
-    github_job(&fleet, &jobs["merge"], None, &merger, &workspace, &artifacts);
+    github_job(fleet, workflow, merge.1, None, &merger, &workspace, &artifacts);
+    (workspace, artifacts)
+}
+
+/// The grader's binaries in `workspace/ttt-static/bin/`, as the recipes'
+/// repository holds them.
+fn grader_in(workspace: &Path) {
+    let bin = workspace.join("ttt-static/bin");
+    fs::create_dir_all(&bin).unwrap();
+    for (name, built) in
+        [("ttt-referee", env!("CARGO_BIN_EXE_ttt-referee")), ("ttt-guard", env!("CARGO_BIN_EXE_ttt-guard"))]
+    {
+        symlink(built, bin.join(name)).unwrap();
+    }
+}
+
+#[test]
+fn the_github_actions_workflow_runs_its_parts_and_merges_to_the_whole() {
+    let fleet = Fleet::new(|workspace| {
+        grader_in(workspace);
+        class_into(workspace, None);
+    });
+    let (workspace, artifacts) = run_workflow(&fleet, "grade.yml");
     same_as_whole(&workspace.join("report"));
     assert!(artifacts.join("report/report.html").is_file(), "the merged report is kept");
+}
+
+/// The bots the tournament recipe plays (deterministic ones: a game played
+/// twice is played the same).
+const BOTS: [&str; 4] = ["crash", "first-c", "first-python", "pattern-python"];
+
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(at) = todo.pop() {
+        for entry in fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                found.push((path.strip_prefix(dir).unwrap().to_owned(), fs::read(&path).unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_tournament_workflow_runs_its_parts_and_merges_to_the_whole_byte_for_byte() {
+    let fleet = Fleet::new(|workspace| {
+        grader_in(workspace);
+        for bot in BOTS {
+            copy_dir(&fixture(&format!("bots/{bot}")), &workspace.join("bots").join(bot));
+        }
+    });
+    let (workspace, artifacts) = run_workflow(&fleet, "tournament.yml");
+    // The same tournament on one machine, under the same key.
+    let uid = users("the unsplit tournament", 1)[0];
+    let one = fleet.path().join("one");
+    fs::create_dir(&one).unwrap();
+    (fleet.repository)(&one);
+    give(&one, uid);
+    let machine = Machine::new(fleet.path(), "one", uid);
+    let output = machine
+        .command(
+            "sh",
+            &["-c", "ttt-referee tournament bots/* --rounds 2 --seed 7 --quiet --report whole"],
+            &one,
+            &[one.join("ttt-static/bin")],
+        )
+        .env("TTT_REFEREE_RECORD_KEY", RECORD_KEY)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", said(&output));
+    let recipe = recipe("tournament.yml");
+    assert!(recipe.contains("ttt-referee tournament bots/* --rounds 2 --seed 7 --quiet\n"), "{recipe}");
+    let (whole, merged) = (files(&one.join("whole")), files(&workspace.join("tournament")));
+    assert_eq!(
+        whole.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        merged.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        "the same files"
+    );
+    for ((path, whole), (_, merged)) in whole.iter().zip(&merged) {
+        assert!(
+            whole == merged,
+            "{} differs from one machine's: {}",
+            path.display(),
+            first_difference(merged, whole)
+        );
+    }
+    assert!(artifacts.join("tournament/standings.txt").is_file(), "the merged report is kept");
 }
 
 /// The class on a shared filesystem in `dir`, given to `owner`, with
@@ -408,7 +513,7 @@ fn the_slurm_array_runs_its_tasks_and_the_merge_job_merges_to_the_whole() {
     assert!(submit.contains("--dependency=afterany:\"$job\" merge.sbatch"), "{submit}");
     // Three tasks here, not 50: the script takes the count from Slurm.
     let tasks = 3;
-    let fleet = Fleet::new();
+    let fleet = Fleet::new(|_| {});
     let uids = users("the Slurm array", tasks + 1);
     let class = fleet.path().join("class");
     shared_class(&class, uids[tasks], &uids[..tasks]);
@@ -455,7 +560,7 @@ fn the_kubernetes_indexed_job_runs_its_indices_and_the_merge_job_merges_to_the_w
     assert_eq!(grade["spec"]["completionMode"].as_str(), Some("Indexed"));
     let completions = usize::try_from(grade["spec"]["completions"].as_i64().unwrap()).unwrap();
     assert_eq!(completions, 20);
-    let fleet = Fleet::new();
+    let fleet = Fleet::new(|_| {});
     let uids = users("the Kubernetes Jobs", completions + 1);
     // The volume, mounted at /class in every pod: here, the directory each
     // runs in.
