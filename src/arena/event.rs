@@ -331,35 +331,37 @@ impl Event<'_> {
     }
 
     /// Every game read back from its record in `dir`, none played: the
-    /// games of a merged event ([`super::part`]).
+    /// games of a merged event ([`super::part`]), and the numbers of those
+    /// that have no record (their part did not play them).
     ///
     /// # Errors
-    /// The first game whose record is missing or not trusted, with why.
-    pub fn read_back(&self, dir: &Path) -> Result<Vec<GameResult>, (u64, String)> {
-        self.fixtures
-            .iter()
-            .map(|fixture| match self.resume(dir, fixture) {
-                Ok(Resumed::Trusted(result)) => Ok(result),
-                Ok(Resumed::Absent) => Err((
-                    fixture.number,
-                    "it has no record: its part did not play it (interrupted? run the part's command again to finish it)"
-                        .to_owned(),
-                )),
-                Ok(Resumed::Distrusted { why, .. }) => Err((
-                    fixture.number,
-                    format!(
-                        "its record is not trusted: {why} (records are trusted under the key that sealed them: give every machine, and the merge, one {})",
-                        seal::KEY_VARIABLE
-                    ),
-                )),
-                Err(error) => Err((fixture.number, error.to_string())),
-            })
-            .collect()
+    /// The first game whose record is not trusted, with why.
+    pub fn read_back(&self, dir: &Path) -> Result<(Vec<GameResult>, Vec<u64>), (u64, String)> {
+        let mut results = Vec::with_capacity(self.fixtures.len());
+        let mut absent = Vec::new();
+        for fixture in &self.fixtures {
+            match self.resume(dir, fixture) {
+                Ok(Resumed::Trusted(result)) => results.push(result),
+                Ok(Resumed::Absent) => absent.push(fixture.number),
+                Ok(Resumed::Distrusted { why, .. }) => {
+                    return Err((
+                        fixture.number,
+                        format!(
+                            "its record is not trusted: {why} (records are trusted under the key that sealed them: give every machine, and the merge, one {})",
+                            seal::KEY_VARIABLE
+                        ),
+                    ));
+                }
+                Err(error) => return Err((fixture.number, error.to_string())),
+            }
+        }
+        Ok((results, absent))
     }
 
     /// What its games depend on that their records do not say, as a seal
     /// takes it in: the rule, the move time, the clock.
-    fn settings(&self) -> String {
+    #[must_use]
+    pub fn settings(&self) -> String {
         format!(
             "rule={} move={}us clock={}",
             self.geometry.rule().name(),

@@ -248,12 +248,30 @@ pub enum MergeError {
         other: PathBuf,
     },
     /// Parts not given.
-    #[error("parts {} of {of} are missing: give every part's directory", list(.missing))]
+    #[error(
+        "part{} {} of {of} {} missing ({}): give every part's directory, or merge --allow-partial for the standings so far",
+        if .missing.len() == 1 { "" } else { "s" }, list(.missing),
+        if .missing.len() == 1 { "is" } else { "are" }, super::report::games_list(.games)
+    )]
     Missing {
         /// Which.
         missing: Vec<u32>,
         /// Of how many.
         of: u32,
+        /// Their games.
+        games: Vec<u64>,
+    },
+    /// Games no part given played (interrupted parts).
+    #[error(
+        "{}; or merge --allow-partial for the standings so far",
+        .parts.iter().map(|(dir, games)| format!(
+            "{}: {} not played (no record: the part was interrupted? run its command again to finish it)",
+            dir.display(), super::report::games_list(games)
+        )).collect::<Vec<_>>().join("; ")
+    )]
+    GamesMissing {
+        /// Each part lacking games, with their numbers.
+        parts: Vec<(PathBuf, Vec<u64>)>,
     },
     /// A part's game whose record is missing or not trusted.
     #[error("{}: game {number}: {why}", .dir.display())]
@@ -301,12 +319,13 @@ fn list(numbers: &[u32]) -> String {
     numbers.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// The parts at `dirs` read, checked to be every part of one event once:
-/// the event's plan, and each part's directory with its file.
+/// The parts at `dirs` read, checked to be every part of one event once
+/// (or, `partial`, some of them): the event's plan, each part's directory
+/// with its file, and the parts missing.
 ///
 /// # Errors
 /// [`MergeError`], naming what is wrong.
-pub fn read_parts(dirs: &[PathBuf]) -> Result<(Plan, Vec<Part>), MergeError> {
+pub fn read_parts(dirs: &[PathBuf], partial: bool) -> Result<(Plan, Vec<Part>, Vec<u32>), MergeError> {
     let mut parts = Vec::new();
     for dir in dirs {
         let not = |why: String| MergeError::NotAPart { dir: dir.clone(), why };
@@ -324,7 +343,7 @@ pub fn read_parts(dirs: &[PathBuf]) -> Result<(Plan, Vec<Part>), MergeError> {
         parts.push(Part { dir: dir.clone(), partition, file });
     }
     let Some(Part { dir: first_dir, partition: first, file: first_file }) = parts.first() else {
-        return Err(MergeError::Missing { missing: Vec::new(), of: 0 });
+        return Err(MergeError::Missing { missing: Vec::new(), of: 0, games: Vec::new() });
     };
     let mut given: BTreeMap<u32, &Path> = BTreeMap::new();
     for Part { dir, partition, file } in &parts {
@@ -345,11 +364,18 @@ pub fn read_parts(dirs: &[PathBuf]) -> Result<(Plan, Vec<Part>), MergeError> {
         }
     }
     let missing: Vec<u32> = (1..=first.of).filter(|k| !given.contains_key(k)).collect();
-    if !missing.is_empty() {
-        return Err(MergeError::Missing { missing, of: first.of });
+    if !missing.is_empty() && !partial {
+        let games = first_file
+            .plan
+            .fixtures
+            .iter()
+            .map(|(number, _, _)| *number)
+            .filter(|&number| missing.iter().any(|&part| Partition { part, ..*first }.holds_game(number)))
+            .collect();
+        return Err(MergeError::Missing { missing, of: first.of, games });
     }
     let plan = first_file.plan.clone();
-    Ok((plan, parts))
+    Ok((plan, parts, missing))
 }
 
 /// Merges `parts` (as [`read_parts`] gave them) of `event` into `out`:
@@ -357,12 +383,19 @@ pub fn read_parts(dirs: &[PathBuf]) -> Result<(Plan, Vec<Part>), MergeError> {
 /// read back as a resumed run reads it (sealed by `event`'s key, its
 /// engines' moves played again), then the reports one machine writes.
 /// Made in a directory beside `out` and renamed into place, so nothing is
-/// written when anything fails.
+/// written when anything fails. With `partial` (`--allow-partial`), games
+/// that no part given played are left out, and the reports say which:
+/// the games merged and the numbers of those missing.
 ///
 /// # Errors
-/// [`MergeError`]: a game missing or untrusted, `out` not new or empty, a
-/// write that fails.
-pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameResult>, MergeError> {
+/// [`MergeError`]: a game missing (unless `partial`) or untrusted, `out`
+/// not new or empty, a write that fails.
+pub fn merge(
+    event: &Event<'_>,
+    parts: &[Part],
+    out: &Path,
+    partial: bool,
+) -> Result<(Vec<GameResult>, Vec<u64>), MergeError> {
     let output = |why: String| MergeError::Output { dir: out.to_owned(), why };
     // Removed on a signal too (`merge` ends so on Ctrl-C), never left
     // beside the output.
@@ -391,11 +424,22 @@ pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameRe
             }
         }
     }
-    let read = event.read_back(staging.path()).map_err(|(number, why)| MergeError::Game {
+    let (read, absent) = event.read_back(staging.path()).map_err(|(number, why)| MergeError::Game {
         dir: owner.get(&number).cloned().unwrap_or_default(),
         number,
         why,
     })?;
+    if !absent.is_empty() && !partial {
+        let mut by_part: Vec<(PathBuf, Vec<u64>)> = Vec::new();
+        for number in &absent {
+            let dir = owner.get(number).cloned().unwrap_or_default();
+            match by_part.iter_mut().find(|(d, _)| *d == dir) {
+                Some((_, games)) => games.push(*number),
+                None => by_part.push((dir, vec![*number])),
+            }
+        }
+        return Err(MergeError::GamesMissing { parts: by_part });
+    }
     let results: Vec<GameResult> = read
         .into_iter()
         .map(|mut result| {
@@ -409,7 +453,7 @@ pub fn merge(event: &Event<'_>, parts: &[Part], out: &Path) -> Result<Vec<GameRe
         })
         .collect();
     let standings = Standings::new(&event.names(), &results);
-    super::report::write(staging.path(), event, &results, &standings)?;
+    super::report::write_partial(staging.path(), event, &results, &standings, &absent)?;
     staging.commit().map_err(output)?;
-    Ok(results)
+    Ok((results, absent))
 }

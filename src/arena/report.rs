@@ -58,19 +58,73 @@ pub fn write(
     results: &[GameResult],
     standings: &Standings,
 ) -> Result<(), EventError> {
+    write_partial(dir, event, results, standings, &[])
+}
+
+/// `games 2, 5, 8` (the first [`LISTED`] of them, then how many more).
+#[must_use]
+pub fn games_list(numbers: &[u64]) -> String {
+    let shown: Vec<String> = numbers.iter().take(LISTED).map(u64::to_string).collect();
+    let more = numbers.len().saturating_sub(LISTED);
+    format!(
+        "game{} {}{}",
+        if numbers.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if more == 0 { String::new() } else { format!(" and {more} more") }
+    )
+}
+
+/// How many missing games a message or a report lists by number
+/// (`results.json` lists them all).
+const LISTED: usize = 50;
+
+/// The line a partial event's standings end with (`merge
+/// --allow-partial`): how many games it holds, and which are missing.
+#[must_use]
+pub fn partial_text(event: &Event<'_>, played: usize, missing: &[u64]) -> String {
+    format!(
+        "partial: {played} of {} games; missing {} (their parts not merged or not finished)\n",
+        event.fixtures.len(),
+        games_list(missing)
+    )
+}
+
+/// [`write`], for an event missing the games `missing` (`merge
+/// --allow-partial`): each report says it is partial and which games it
+/// lacks. With none missing, exactly what [`write`] writes.
+///
+/// # Errors
+/// [`EventError::Write`] naming the file that could not be written.
+pub fn write_partial(
+    dir: &Path,
+    event: &Event<'_>,
+    results: &[GameResult],
+    standings: &Standings,
+    missing: &[u64],
+) -> Result<(), EventError> {
     let file = |name: &str, write: &dyn Fn(&mut dyn Write) -> io::Result<()>| {
         let path = dir.join(name);
         output::replace_whole(&path, Durability::Renamed, |out| write(out))
             .map_err(|source| EventError::Write { path, source })
     };
-    file("results.json", &|out| json(event, results, standings, out))?;
-    file("standings.txt", &|out| out.write_all(standings_text(event, results, standings).as_bytes()))?;
-    file("report.html", &|out| html_page(event, results, standings, out))
+    file("results.json", &|out| json(event, results, standings, missing, out))?;
+    file("standings.txt", &|out| {
+        out.write_all(standings_text(event, results, standings).as_bytes())?;
+        if missing.is_empty() {
+            return Ok(());
+        }
+        out.write_all(format!("\n{}", partial_text(event, results.len(), missing)).as_bytes())
+    })?;
+    file("report.html", &|out| html_page(event, results, standings, missing, out))
 }
 
 #[derive(Serialize)]
 struct Document<'a> {
     version: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    partial: bool,
+    #[serde(skip_serializing_if = "<[u64]>::is_empty")]
+    missing_games: &'a [u64],
     event: String,
     board: Board,
     seed: u64,
@@ -149,6 +203,7 @@ fn json(
     event: &Event<'_>,
     results: &[GameResult],
     standings: &Standings,
+    missing: &[u64],
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let names = event.names();
@@ -211,6 +266,8 @@ fn json(
         .collect();
     let document = Document {
         version: 1,
+        partial: !missing.is_empty(),
+        missing_games: missing,
         event: event.kind.to_lowercase(),
         board: Board { rows: event.geometry.rows(), cols: event.geometry.cols(), win: event.geometry.win() },
         seed: event.seed,
@@ -264,6 +321,7 @@ fn html_page(
     event: &Event<'_>,
     results: &[GameResult],
     standings: &Standings,
+    missing: &[u64],
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let names: Vec<String> = event.names().iter().map(|n| text::inert(n).into_owned()).collect();
@@ -279,6 +337,12 @@ fn html_page(
             }
             body {
                 h1 { (event.kind) }
+                @if !missing.is_empty() {
+                    p.partial role="alert" style="background: #fff3cd; border: 2px solid #ef6c00; padding: .5em 1em;" {
+                        strong { "Partial: " } (results.len()) " of " (event.fixtures.len()) " games; missing "
+                        (games_list(missing)) " (their parts not merged or not finished)."
+                    }
+                }
                 p { (summary(event, results.len())) ", " (format!("{} s", event.move_time.as_secs_f64())) " a move." }
                 h2 { "Standings" }
                 table {

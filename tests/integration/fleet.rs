@@ -17,7 +17,7 @@ const STUDENTS: [&str; 8] =
     ["ada-c", "fay-order", "gus-nocat", "hal-spacing", "ivy-crash", "kim-compile", "max-stdout", "ned-stale"];
 
 /// The files a report directory holds, as `grade --report` writes them.
-const REPORTS: [&str; 4] = ["grades.csv", "results.json", "junit.xml", "report.html"];
+pub(crate) const REPORTS: [&str; 4] = ["grades.csv", "results.json", "junit.xml", "report.html"];
 
 /// Where everything of this file's gradings goes.
 fn dir() -> &'static Path {
@@ -87,7 +87,7 @@ fn merge(parts: &[PathBuf], out: &Path) -> (Option<i32>, String, String) {
 /// class replaced by `T`: the runs' times (`"wall"`, `"cpu"`,
 /// `"seconds"` in JSON, `time="…"` in `JUnit`, the HTML's three-decimal
 /// time cells) and the unused user a root grader's runs get.
-fn normalised(text: &str) -> String {
+pub(crate) fn normalised(text: &str) -> String {
     let mut out = text.to_owned();
     for prefix in
         ["\"wall\": ", "\"cpu\": ", "\"seconds\": ", "time=\"", "unused user (", "<td class=\"num\">"]
@@ -223,8 +223,14 @@ fn refused(parts: &[PathBuf], message: &str) {
 #[test]
 fn a_missing_part_is_named_and_nothing_is_written() {
     let parts = three();
-    refused(&parts[..2], "part 3 of 3 missing: every part of the grading must be merged");
-    refused(&parts[1..2], "parts 1, 3 of 3 missing: every part of the grading must be merged");
+    refused(
+        &parts[..2],
+        "part 3 of 3 missing: every part of the grading must be merged, or merge --allow-partial for reports marked partial",
+    );
+    refused(
+        &parts[1..2],
+        "parts 1, 3 of 3 missing: every part of the grading must be merged, or merge --allow-partial for reports marked partial",
+    );
 }
 
 #[test]
@@ -330,20 +336,44 @@ fn corrupt_parts_are_refused() {
     );
 }
 
+/// `dir`'s part as `grade` leaves it when stopped before `names` were
+/// graded: they are not in its results but in its `not_graded`, and its
+/// results.json is marked partial (written by the library's own writer, as
+/// the stopped grading writes it).
+fn interrupt(dir: &Path, names: &[&str]) {
+    use ttt_referee::grade::report::part::PartRecord;
+    use ttt_referee::grade::result::SubmissionResult;
+    let mut record: PartRecord = serde_json::from_slice(&fs::read(dir.join("part.json")).unwrap()).unwrap();
+    record.results.retain(|r| !names.contains(&r.submission.as_str()));
+    record.not_graded = names.iter().map(|n| (*n).to_owned()).collect();
+    let mut text = serde_json::to_vec(&record).unwrap();
+    text.push(b'\n');
+    fs::write(dir.join("part.json"), text).unwrap();
+    let results: Vec<SubmissionResult> = record.results.into_iter().map(SubmissionResult::from).collect();
+    let mut json = Vec::new();
+    ttt_referee::grade::report::json(&results, &record.limits, record.seed, true, &mut json).unwrap();
+    fs::write(dir.join("results.json"), json).unwrap();
+}
+
 #[test]
 fn an_interrupted_or_tampered_part_is_refused() {
     let parts = three();
     let with = |bad: &Path| [parts[0].clone(), bad.to_owned(), parts[2].clone()];
-    let stopped = copied(&parts[1], "stopped", |dir| {
-        edit(dir, |part| part["not_graded"] = serde_json::json!(["ivy-crash"]));
-    });
+    let stopped = copied(&parts[1], "stopped", |dir| interrupt(dir, &["ivy-crash"]));
     refused(
         &with(&stopped),
         &format!(
-            "{}: its grading was stopped before these submissions were graded: ivy-crash; run that part again",
+            "{}: its grading was stopped before these submissions were graded: ivy-crash; run that part again, or merge --allow-partial for reports marked partial",
             stopped.display()
         ),
     );
+    // Said not graded, but its results.json says nothing of it.
+    let unsaid = copied(&parts[1], "unsaid", |dir| {
+        edit(dir, |part| part["not_graded"] = serde_json::json!(["ivy-crash"]));
+    });
+    let (status, _, stderr) = merge(&with(&unsaid), &dir().join("bad/never-written"));
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("corrupt: it is not the results.json"), "{stderr}");
     let short = copied(&parts[1], "short", |dir| {
         edit(dir, |part| {
             part["results"].as_array_mut().unwrap().pop();
@@ -394,4 +424,80 @@ fn a_part_of_a_seeded_grading_needs_the_seed() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// `merge --allow-partial` of `parts` into `out`: its exit status, standard
+/// output and error.
+fn merge_partial(parts: &[PathBuf], out: &Path) -> (Option<i32>, String, String) {
+    let output =
+        referee().arg("merge").arg("--allow-partial").args(parts).arg("--report").arg(out).output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The submissions `dir`'s results.json holds, and whether it says it is
+/// partial.
+fn held(dir: &Path) -> (Vec<String>, bool) {
+    let results: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("results.json")).unwrap()).unwrap();
+    let names = results["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["submission"].as_str().unwrap().to_owned())
+        .collect();
+    (names, results["partial"] == true)
+}
+
+#[test]
+fn allow_partial_merges_the_parts_there_and_says_which_submissions_are_missing() {
+    let parts = three();
+    let out = dir().join("partial/missing-part");
+    let (status, stdout, stderr) = merge_partial(&[parts[2].clone(), parts[0].clone()], &out);
+    assert_eq!(status, Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "ttt-referee: merge: partial: 5 of 8 submissions graded (part 2 of 3 missing); not graded: fay-order, ivy-crash, ned-stale\n\
+         ttt-referee: merged 2 of 3 parts: 5 submissions\n"
+    );
+    assert!(stdout.ends_with("\npartial: 5 of 8 submissions graded\n"), "{stdout}");
+    assert_eq!(
+        held(&out),
+        (["ada-c", "gus-nocat", "hal-spacing", "kim-compile", "max-stdout"].map(String::from).to_vec(), true)
+    );
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("5 of 8 submissions graded. Not graded: fay-order, ivy-crash, ned-stale."),
+        "{html}"
+    );
+    assert!(!out.join("part.json").exists());
+
+    // An interrupted part: what it graded is merged, what it did not is named.
+    let stopped = copied(&parts[1], "partial-stopped", |dir| interrupt(dir, &["ivy-crash"]));
+    let out = dir().join("partial/stopped");
+    let (status, _, stderr) = merge_partial(&[parts[0].clone(), stopped, parts[2].clone()], &out);
+    assert_eq!(status, Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "ttt-referee: merge: partial: 7 of 8 submissions graded; not graded: ivy-crash\n\
+         ttt-referee: merged 3 parts: 7 submissions\n"
+    );
+    let (names, partial) = held(&out);
+    assert!(partial && names.len() == 7 && !names.contains(&"ivy-crash".to_owned()), "{names:?}");
+
+    // Every part there: the flag changes nothing.
+    let out = dir().join("partial/whole");
+    let (status, _, stderr) = merge_partial(parts, &out);
+    assert_eq!((status, stderr.as_str()), (Some(1), "ttt-referee: merged 3 parts: 8 submissions\n"));
+    same_as_whole(&out);
+
+    // Still refused: parts of two gradings, a part twice, a corrupt part.
+    let again = copied(&parts[1], "partial-again", |_| {});
+    let (status, _, stderr) = merge_partial(&[parts[1].clone(), again], &dir().join("bad/never-written"));
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("part 2 of 3 is given twice"), "{stderr}");
+    assert!(!dir().join("bad/never-written").exists());
 }

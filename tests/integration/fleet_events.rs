@@ -154,7 +154,16 @@ fn every_bad_merge_of_an_event_is_an_error_naming_it_and_writes_nothing() {
     let state = split.dir.path().join("state");
     let [p1, p2, p3] = [&split.parts[0], &split.parts[1], &split.parts[2]].map(PathBuf::as_path);
 
-    split.refused(&[p1, p3], &state, "ttt-referee: parts 2 of 3 are missing: give every part's directory\n");
+    split.refused(
+        &[p1, p3],
+        &state,
+        "ttt-referee: part 2 of 3 is missing (games 2, 5, 8, 11): give every part's directory, or merge --allow-partial for the standings so far\n",
+    );
+    split.refused(
+        &[p2],
+        &state,
+        "ttt-referee: parts 1, 3 of 3 are missing (games 1, 3, 4, 6, 7, 9, 10, 12): give every part's directory, or merge --allow-partial for the standings so far\n",
+    );
     split.refused(
         &[p1, p2, p3, p2],
         &state,
@@ -186,18 +195,24 @@ fn every_bad_merge_of_an_event_is_an_error_naming_it_and_writes_nothing() {
         ": game 1: its record is not trusted: its seal does not match",
     );
 
-    // An interrupted part: a game it never recorded.
-    let games: Vec<PathBuf> =
-        walk(&p2.join("games")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "txt")).collect();
-    let lost = &games[0];
-    let kept = fs::read(lost).unwrap();
-    fs::remove_file(lost).unwrap();
+    // Interrupted parts: games they never recorded, every one named.
+    let lost = [p2.join("games/005.txt"), p2.join("games/011.txt"), p3.join("games/003.txt")];
+    let kept: Vec<Vec<u8>> = lost.iter().map(|game| fs::read(game).unwrap()).collect();
+    for game in &lost {
+        fs::remove_file(game).unwrap();
+    }
     split.refused(
         &[p1, p2, p3],
         &state,
-        "its part did not play it (interrupted? run the part's command again to finish it)",
+        &format!(
+            "ttt-referee: {}: game 3 not played (no record: the part was interrupted? run its command again to finish it); {}: games 5, 11 not played (no record: the part was interrupted? run its command again to finish it); or merge --allow-partial for the standings so far\n",
+            p3.display(),
+            p2.display()
+        ),
     );
-    fs::write(lost, kept).unwrap();
+    for (game, bytes) in lost.iter().zip(&kept) {
+        fs::write(game, bytes).unwrap();
+    }
 
     // A tampered plan.
     let file = p3.join("event-part.json");
@@ -262,4 +277,88 @@ fn a_part_needs_a_report_directory_and_no_sprt() {
         "ttt-referee: --partition hash:1/2: --sprt stops a match as soon as it decides, which a part cannot know; run it on one machine\n"
     );
     assert!(!report.exists());
+}
+
+/// `merge --allow-partial` of `parts` into `out` under `state`: exit
+/// status, standard output and error.
+fn merge_partial(parts: &[&Path], out: &Path, state: &Path) -> (Option<i32>, String, String) {
+    let result = referee()
+        .arg("merge")
+        .arg("--allow-partial")
+        .args(parts)
+        .arg("--report")
+        .arg(out)
+        .env("XDG_STATE_HOME", state)
+        .output()
+        .unwrap();
+    (
+        result.status.code(),
+        String::from_utf8_lossy(&result.stdout).into_owned(),
+        String::from_utf8_lossy(&result.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn allow_partial_writes_the_standings_so_far_and_says_which_games_are_missing() {
+    let split = Split::new(&[]);
+    let state = split.dir.path().join("state");
+    let [p1, p2, p3] = [&split.parts[0], &split.parts[1], &split.parts[2]].map(PathBuf::as_path);
+
+    // A part missing.
+    let out = split.dir.path().join("without-2");
+    let (status, stdout, stderr) = merge_partial(&[p3, p1], &out, &state);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "ttt-referee: merge: partial: 8 of 12 games; missing games 2, 5, 8, 11 (part 2 not given)\n\
+         ttt-referee: merged 2 of 3 parts: 8 games\n"
+    );
+    let note = "partial: 8 of 12 games; missing games 2, 5, 8, 11 (their parts not merged or not finished)\n";
+    assert!(stdout.starts_with("Tournament: 8 games on 3x3"), "{stdout}");
+    assert!(stdout.ends_with(&format!("\n\n{note}")), "{stdout}");
+    assert_eq!(fs::read_to_string(out.join("standings.txt")).unwrap(), stdout);
+    let results: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["partial"], true);
+    assert_eq!(results["missing_games"], serde_json::json!([2, 5, 8, 11]));
+    assert_eq!(results["games"].as_array().unwrap().len(), 8);
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Partial: </strong>8 of 12 games; missing games 2, 5, 8, 11"), "{html}");
+
+    // A game an interrupted part did not record.
+    let lost = p2.join("games/005.txt");
+    let kept = fs::read(&lost).unwrap();
+    fs::remove_file(&lost).unwrap();
+    let out = split.dir.path().join("without-5");
+    let (status, _, stderr) = merge_partial(&[p1, p2, p3], &out, &state);
+    fs::write(&lost, kept).unwrap();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "ttt-referee: merge: partial: 11 of 12 games; missing game 5\nttt-referee: merged 3 parts: 11 games\n"
+    );
+
+    // Every game there: the flag changes nothing, byte for byte.
+    let (flagged, plain) = (split.dir.path().join("flagged"), split.dir.path().join("plain"));
+    let (status, _, stderr) = merge_partial(&[p1, p2, p3], &flagged, &state);
+    assert_eq!((status, stderr.as_str()), (Some(0), "ttt-referee: merged 3 parts: 12 games\n"));
+    let result = referee()
+        .arg("merge")
+        .args([p1, p2, p3])
+        .arg("--report")
+        .arg(&plain)
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(0));
+    assert_eq!(files(&flagged), files(&plain));
+
+    // A record not trusted is still an error.
+    let (status, _, stderr) = merge_partial(
+        &[p1, p2, p3],
+        &split.dir.path().join("untrusted"),
+        &split.dir.path().join("another-state"),
+    );
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains(": game 1: its record is not trusted"), "{stderr}");
 }

@@ -29,6 +29,7 @@ mod output;
 mod peers;
 mod prebuilt;
 mod properties;
+mod recipes;
 mod sandbox;
 mod shrinking;
 mod solver;

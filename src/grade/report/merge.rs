@@ -81,7 +81,10 @@ pub enum MergeError {
         second: PathBuf,
     },
     /// Parts are missing.
-    #[error("{} of {of} missing: every part of the grading must be merged", parts_missing(.missing))]
+    #[error(
+        "{} of {of} missing: every part of the grading must be merged, or merge --allow-partial for reports marked partial",
+        parts_missing(.missing)
+    )]
     PartsMissing {
         /// The parts missing.
         missing: Vec<u32>,
@@ -90,7 +93,7 @@ pub enum MergeError {
     },
     /// A part whose grading was interrupted.
     #[error(
-        "{}: its grading was stopped before these submissions were graded: {}; run that part again",
+        "{}: its grading was stopped before these submissions were graded: {}; run that part again, or merge --allow-partial for reports marked partial",
         .dir.display(), .names.join(", ")
     )]
     NotGraded {
@@ -164,7 +167,10 @@ pub struct Merged {
     pub protections: String,
     /// How many parts.
     pub parts: u32,
-    /// Every submission's result, in the grading's order.
+    /// The parts not given (`--allow-partial`).
+    pub missing_parts: Vec<u32>,
+    /// Every submission's result, in the grading's order; with
+    /// `--allow-partial`, the class's submissions no part graded too.
     pub graded: Graded,
 }
 
@@ -189,7 +195,7 @@ fn read_part(dir: &Path) -> Result<PartRecord, MergeError> {
     let written = fs::read(&results_path).map_err(|_| MergeError::Results { path: results_path.clone() })?;
     let results: Vec<SubmissionResult> = record.results.iter().cloned().map(SubmissionResult::from).collect();
     let mut expected = Vec::new();
-    formats::json(&results, &record.limits, record.seed, false, &mut expected)
+    formats::json(&results, &record.limits, record.seed, !record.not_graded.is_empty(), &mut expected)
         .map_err(|e| corrupt(e.to_string()))?;
     if written != expected {
         return Err(MergeError::Results { path: results_path });
@@ -199,10 +205,13 @@ fn read_part(dir: &Path) -> Result<PartRecord, MergeError> {
 
 /// Reads and checks the parts in `dirs` (in any order), and puts them
 /// together; `out`, where the merged reports go, must not be one of them.
+/// With `partial` (`--allow-partial`), a part may be missing or
+/// interrupted: the submissions no part graded are then the merged
+/// grading's `not_graded`, and its reports are marked partial.
 ///
 /// # Errors
 /// The first thing found wrong ([`MergeError`]); nothing is written.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
+pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, MergeError> {
     if dirs.is_empty() {
         return Err(MergeError::NoParts);
     }
@@ -249,7 +258,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         }
     }
     let missing: Vec<u32> = (1..=of).filter(|k| !given.contains_key(k)).collect();
-    if !missing.is_empty() {
+    if !missing.is_empty() && !partial {
         return Err(MergeError::PartsMissing { missing, of });
     }
     let (tests, limits, seed, class) = (first.tests.clone(), first.limits, first.seed, first.class.clone());
@@ -262,7 +271,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     let index: HashMap<&str, usize> = class.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     let mut slots: Vec<Option<SubmissionResult>> = vec![None; class.len()];
     for (dir, part) in parts {
-        if !part.not_graded.is_empty() {
+        if !part.not_graded.is_empty() && !partial {
             let names = part.not_graded.iter().map(|n| inert(n).into_owned()).collect();
             return Err(MergeError::NotGraded { dir, names });
         }
@@ -284,14 +293,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
             }
         }
         let own = Partition { part: part.partition.part, ..part.partition };
-        if let Some(lacking) = class
-            .iter()
-            .enumerate()
-            .find(|(i, name)| own.part_of(*i, name) == own.part && slots[*i].is_none())
-        {
+        if let Some(lacking) = class.iter().enumerate().find(|(i, name)| {
+            own.part_of(*i, name) == own.part && slots[*i].is_none() && !part.not_graded.contains(*name)
+        }) {
             return Err(wrong("lacks the submission", lacking.1));
         }
     }
+    let not_graded: Vec<String> =
+        class.iter().zip(&slots).filter(|(_, slot)| slot.is_none()).map(|(name, _)| name.clone()).collect();
     let results: Vec<SubmissionResult> = slots.into_iter().flatten().collect();
     Ok(Merged {
         tests,
@@ -299,7 +308,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         seed,
         protections,
         parts: of,
-        graded: Graded { results, not_graded: Vec::new() },
+        missing_parts: missing,
+        graded: Graded { results, not_graded },
     })
 }
 
