@@ -320,6 +320,13 @@ fn github_job(
                 let path = expand(with["path"].as_str().unwrap(), part);
                 copy(&workspace.join(path), &artifacts.join(name));
             }
+            // One artifact by name, into `path`: the kept builds.
+            "actions/download-artifact" if with["name"].as_str().is_some() => {
+                let name = with["name"].as_str().unwrap();
+                let path = with["path"].as_str().unwrap_or(".");
+                copy(&artifacts.join(name), &workspace.join(path));
+                give(workspace, machine.uid);
+            }
             "actions/download-artifact" => {
                 let pattern = with["pattern"].as_str().unwrap();
                 let prefix = pattern.strip_suffix('*').expect("a pattern `NAME*`");
@@ -341,9 +348,22 @@ fn github_job(
 /// needs it. The merge job's workspace and the artifacts' directory.
 fn run_workflow(fleet: &Fleet, name: &str) -> (PathBuf, PathBuf) {
     let workflow = &YamlLoader::load_from_str(&recipe(name)).unwrap()[0];
-    let jobs = workflow["jobs"].as_hash().unwrap();
-    let (play, merge) = (&jobs.front().unwrap(), &jobs.back().unwrap());
+    let jobs: Vec<(&Yaml, &Yaml)> = workflow["jobs"].as_hash().unwrap().iter().collect();
+    let [before @ .., play, merge] = jobs.as_slice() else { panic!("{name}: a parts job and a merge job") };
     assert_eq!(merge.1["needs"].as_str(), play.0.as_str(), "{name}: the merge waits for the parts");
+    let artifacts = fleet.path().join("artifacts");
+    fs::create_dir(&artifacts).unwrap();
+    // A job before the parts' (the tournament's build), on a runner of its own.
+    for (job, runs) in before {
+        let job = job.as_str().unwrap();
+        assert_eq!(play.1["needs"].as_str(), Some(job), "{name}: the parts wait for {job}");
+        let uid = users(&format!("the GitHub Actions workflow {name}'s {job}"), 1)[0];
+        let machine = Machine::new(fleet.path(), job, uid);
+        let workspace = fleet.path().join(job);
+        fs::create_dir(&workspace).unwrap();
+        give(&workspace, uid);
+        github_job(fleet, workflow, runs, None, &machine, &workspace, &artifacts);
+    }
     let play = play.1;
     let parts: Vec<String> = play["strategy"]["matrix"]["part"]
         .as_vec()
@@ -352,8 +372,6 @@ fn run_workflow(fleet: &Fleet, name: &str) -> (PathBuf, PathBuf) {
         .map(|p| p.as_i64().unwrap().to_string())
         .collect();
     assert_eq!(parts, ["1", "2", "3", "4"]);
-    let artifacts = fleet.path().join("artifacts");
-    fs::create_dir(&artifacts).unwrap();
     let uids = users(&format!("the GitHub Actions workflow {name}"), parts.len() + 1);
     // Every part at once, each its own runner.
     std::thread::scope(|scope| {
@@ -375,6 +393,7 @@ fn run_workflow(fleet: &Fleet, name: &str) -> (PathBuf, PathBuf) {
     let uploaded: Vec<String> = fs::read_dir(&artifacts)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("part-"))
         .collect();
     assert_eq!(uploaded.len(), parts.len(), "{uploaded:?}");
     let merger = Machine::new(fleet.path(), "merge", uids[parts.len()]);
@@ -458,7 +477,13 @@ fn the_tournament_workflow_runs_its_parts_and_merges_to_the_whole_byte_for_byte(
         .unwrap();
     assert!(output.status.success(), "{}", said(&output));
     let recipe = recipe("tournament.yml");
-    assert!(recipe.contains("ttt-referee tournament bots/* --rounds 2 --seed 7 --quiet\n"), "{recipe}");
+    assert!(
+        recipe.contains("ttt-referee tournament bots/* --rounds 2 --seed 7 --quiet --prebuilt built\n"),
+        "{recipe}"
+    );
+    // Built once: each part ran the build job's bots, and built none.
+    let kept = ttt_referee::workshop::kept::Manifest::read(&artifacts.join("built")).unwrap();
+    assert_eq!(kept.bots.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), BOTS);
     let (whole, merged) = (files(&one.join("whole")), files(&workspace.join("tournament")));
     assert_eq!(
         whole.iter().map(|(p, _)| p).collect::<Vec<_>>(),
