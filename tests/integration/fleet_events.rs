@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::util::{kept_dir, referee, root};
+use crate::util::{files, kept_dir, referee, root};
 
 /// The tournament every split plays: four engines, two rounds (24 games).
 const TOURNAMENT: [&str; 7] = ["tournament", "perfect", "random", "rules", "minimax", "--rounds", "2"];
@@ -20,25 +20,6 @@ fn run(args: &[&str], extra: &[&str], state: &Path) -> (Option<i32>, String, Str
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// Every file under `dir`, by path relative to it, with its bytes.
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut found: Vec<(PathBuf, Vec<u8>)> = walk(dir)
-        .into_iter()
-        .map(|path| (path.strip_prefix(dir).unwrap().to_owned(), fs::read(&path).unwrap()))
-        .collect();
-    found.sort();
-    found
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut all = Vec::new();
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() { all.extend(walk(&path)) } else { all.push(path) }
-    }
-    all
 }
 
 /// Plays `args` whole and in `of` parts of `scheme`, merges the parts, and

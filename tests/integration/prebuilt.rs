@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ttt_referee::workshop::kept::{MANIFEST, Manifest, tree_digest};
 
-use crate::util::{kept_dir, referee, root};
+use crate::util::{files, kept_dir, referee, root};
 
 /// Runs `args` under `state` (the record key's home): exit status, stdout
 /// and stderr.
@@ -20,24 +20,6 @@ fn run(args: &[&str], state: &Path) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// Every file under `dir` with its bytes, by relative path, sorted.
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_owned()];
-    while let Some(at) = todo.pop() {
-        for entry in fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                found.push((path.strip_prefix(dir).unwrap().to_owned(), fs::read(&path).unwrap()));
-            }
-        }
-    }
-    found.sort();
-    found
 }
 
 /// Two bots (C, which is compiled, and Python) copied into `dir`, so the

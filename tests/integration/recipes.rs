@@ -19,7 +19,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::autograder::copy_dir;
 use crate::fleet::{REPORTS, normalised};
-use crate::util::{first_difference, fixture, kept_dir, root, skip};
+use crate::util::{files, first_difference, fixture, kept_dir, root, skip};
 
 /// The class every recipe grades: part of `fixtures/class` (C, C++ and
 /// Python; passing, wrong, crashed, unbuilt and silent submissions).
@@ -430,24 +430,6 @@ fn the_github_actions_workflow_runs_its_parts_and_merges_to_the_whole() {
 /// The bots the tournament recipe plays (deterministic ones: a game played
 /// twice is played the same).
 const BOTS: [&str; 4] = ["crash", "first-c", "first-python", "pattern-python"];
-
-/// Every file under `dir`, by path relative to it, with its bytes.
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_owned()];
-    while let Some(at) = todo.pop() {
-        for entry in fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                found.push((path.strip_prefix(dir).unwrap().to_owned(), fs::read(&path).unwrap()));
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 #[test]
 fn the_tournament_workflow_runs_its_parts_and_merges_to_the_whole_byte_for_byte() {

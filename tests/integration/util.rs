@@ -163,3 +163,22 @@ pub fn skip(why: &str) {
     );
     eprintln!("skipped: {why}");
 }
+
+/// Every file under `dir`, by its path relative to `dir`, with its bytes,
+/// sorted by path: what two report directories are compared by.
+pub fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(at) = todo.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                found.push((path.strip_prefix(dir).unwrap().to_owned(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
