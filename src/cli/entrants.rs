@@ -57,29 +57,48 @@ pub(super) struct Keeper {
 impl Keeper {
     /// Keeps `name`'s build (`Ok`) or why it has none, its source being
     /// `source`.
+    /// A bot's files (its source, or a build of its making) that cannot be
+    /// digested or kept are the bot's doing, not the grader's: it is kept
+    /// as not built, and forfeits, as an unsplit event would have it (its
+    /// copy refused); only the keeper's own failures stop the command.
     fn keep(&self, name: &str, source: &Path, built: Result<&Built, String>) -> Result<(), CliError> {
         let unusable = |why: String| CliError::BuildOut {
             dir: text::inert(&self.dir.display().to_string()).into_owned(),
             why,
         };
-        let digest = kept::tree_digest(source)
-            .map_err(|e| unusable(format!("{}: its source cannot be read: {e}", text::inert(name))))?;
         let mut kept = self.kept.borrow_mut();
+        let (digest, built) = match kept::tree_digest(source) {
+            Ok(digest) => (digest, built),
+            // Every part finds the same: an empty digest, kept as not built.
+            Err(e) => (String::new(), Err(format!("its source cannot be read: {e}"))),
+        };
         let outcome = match built {
             Ok(built) => {
                 let dir = format!("{:03}", kept.len() + 1);
                 let to = self.dir.join(&dir);
                 std::fs::create_dir(&to).map_err(|e| unusable(format!("cannot make {dir}: {e}")))?;
-                crate::sandbox::copy::copy_tree(&built.start, &to, kept::CAPS, None)
-                    .map_err(|e| unusable(format!("{}: its build cannot be kept: {e}", text::inert(name))))?;
-                let tree = kept::tree_digest(&to)
-                    .map_err(|e| unusable(format!("{}: its build cannot be read: {e}", text::inert(name))))?;
-                KeptBuild::Built {
-                    dir,
-                    tree,
-                    language: built.language.clone(),
-                    argv: built.argv.clone(),
-                    env: built.env.clone(),
+                let tree = crate::sandbox::copy::copy_tree(&built.start, &to, kept::CAPS, None)
+                    .map_err(|e| e.to_string())
+                    .and_then(|_| kept::tree_digest(&to).map_err(|e| e.to_string()));
+                match tree {
+                    Ok(tree) => KeptBuild::Built {
+                        dir,
+                        tree,
+                        language: built.language.clone(),
+                        argv: built.argv.clone(),
+                        env: built.env.clone(),
+                    },
+                    Err(why) => {
+                        std::fs::remove_dir_all(&to)
+                            .map_err(|e| unusable(format!("cannot remove {dir}: {e}")))?;
+                        let why = format!("its build cannot be kept: {why}");
+                        eprintln!(
+                            "ttt-referee: warning: {}: {}",
+                            text::inert(name),
+                            text::inert_lines(&text::said(&why, 2000))
+                        );
+                        KeptBuild::NotBuilt { why }
+                    }
                 }
             }
             Err(why) => KeptBuild::NotBuilt { why },
@@ -256,12 +275,14 @@ fn restored(
         .find(name)
         .ok_or_else(|| CliError::NotKept { name: text::inert(name).into_owned(), dir: shown() })?;
     let unusable = |why: String| CliError::KeptUnusable { name: text::inert(name).into_owned(), why };
-    let now = kept::tree_digest(dir).map_err(|e| unusable(format!("its source cannot be read: {e}")))?;
+    // A source that cannot be digested was kept with an empty digest, as
+    // not built: it forfeits here as it would unsplit.
+    let now = kept::tree_digest(dir).unwrap_or_default();
     if now != entry.source {
         return Err(CliError::KeptStale {
             name: text::inert(name).into_owned(),
             dir: shown(),
-            now,
+            now: if now.is_empty() { "unreadable".to_owned() } else { now },
             then: entry.source.clone(),
         });
     }

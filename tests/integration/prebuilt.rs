@@ -237,6 +237,42 @@ fn build_writes_only_into_a_new_or_empty_directory_and_keeps_failed_builds_as_fa
         stderr.contains("[1/1] broken (X) vs rules (O): O wins by forfeit of X (exited: it could not be started: the build failed:"),
         "{stderr}"
     );
+
+    // A bot too big to digest (a sparse 300 MB file: its copy would be
+    // refused too) is kept as not built, and stops no other bot's build.
+    let huge = dir.path().join("huge");
+    fs::create_dir(&huge).unwrap();
+    fs::write(huge.join("bot.c"), "int main(void) { return 0; }\n").unwrap();
+    fs::File::create(huge.join("data.bin")).unwrap().set_len(300 << 20).unwrap();
+    let [c, _] = bots(dir.path());
+    let two = dir.path().join("two");
+    let (status, stdout, stderr) =
+        run(&["build", huge.to_str().unwrap(), c.to_str().unwrap(), "--out", two.to_str().unwrap()], &state);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "huge: not built; it forfeits its games\nfirst-c: kept (C)\n1 of 2 bots made runnable, kept in {}\n",
+            two.display()
+        )
+    );
+    let (status, _, stderr) = run(
+        &[
+            "match",
+            huge.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "--games",
+            "1",
+            "--prebuilt",
+            two.to_str().unwrap(),
+        ],
+        &state,
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("[1/1] huge (X) vs first-c (O): O wins by forfeit of X (exited: it could not be started: its source cannot be read: it holds more than 256 MB)"),
+        "{stderr}"
+    );
     let stray: Vec<_> = fs::read_dir(dir.path())
         .unwrap()
         .filter_map(Result::ok)
