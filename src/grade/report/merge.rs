@@ -176,13 +176,20 @@ pub struct Merged {
 
 /// Reads a part's record from `dir`, and checks its `results.json` is the
 /// one it writes.
-fn read_part(dir: &Path) -> Result<PartRecord, MergeError> {
+fn read_part(dir: &Path) -> Result<(PartRecord, Vec<SubmissionResult>), MergeError> {
+    /// The version alone, read before the rest (whose shape it decides)
+    /// without building the whole file as a tree of values.
+    #[derive(serde::Deserialize)]
+    struct Versioned {
+        version: Option<serde_json::Value>,
+    }
     let path = dir.join(PART_FILE);
     let bytes = fs::read(&path).map_err(|source| MergeError::Unreadable { dir: dir.to_owned(), source })?;
     let corrupt = |why: String| MergeError::Corrupt { path: path.clone(), why };
-    let version = serde_json::from_slice::<serde_json::Value>(&bytes)
+    let version = serde_json::from_slice::<Versioned>(&bytes)
         .map_err(|e| corrupt(e.to_string()))?
-        .get("version")
+        .version
+        .as_ref()
         .and_then(serde_json::Value::as_u64);
     if version != Some(u64::from(PART_VERSION)) {
         return Err(corrupt(format!(
@@ -190,17 +197,19 @@ fn read_part(dir: &Path) -> Result<PartRecord, MergeError> {
             version.map_or_else(|| "missing".to_owned(), |v| v.to_string())
         )));
     }
-    let record: PartRecord = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+    let mut record: PartRecord = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+    drop(bytes);
     let results_path = dir.join("results.json");
     let written = fs::read(&results_path).map_err(|_| MergeError::Results { path: results_path.clone() })?;
-    let results: Vec<SubmissionResult> = record.results.iter().cloned().map(SubmissionResult::from).collect();
+    let results: Vec<SubmissionResult> =
+        std::mem::take(&mut record.results).into_iter().map(SubmissionResult::from).collect();
     let mut expected = Vec::new();
     formats::json(&results, &record.limits, record.seed, !record.not_graded.is_empty(), &mut expected)
         .map_err(|e| corrupt(e.to_string()))?;
     if written != expected {
         return Err(MergeError::Results { path: results_path });
     }
-    Ok(record)
+    Ok((record, results))
 }
 
 /// Reads and checks the parts in `dirs` (in any order), and puts them
@@ -220,14 +229,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Merg
             return Err(MergeError::OutputIsAPart { dir: out.to_owned() });
         }
     }
-    let parts: Vec<(PathBuf, PartRecord)> = dirs
+    let parts: Vec<(PathBuf, PartRecord, Vec<SubmissionResult>)> = dirs
         .iter()
-        .map(|dir| read_part(dir).map(|record| (dir.clone(), record)))
+        .map(|dir| read_part(dir).map(|(record, results)| (dir.clone(), record, results)))
         .collect::<Result<_, _>>()?;
-    let (first_dir, first) = &parts[0];
+    let (first_dir, first, _) = &parts[0];
     let of = first.partition.of;
     let mut given: HashMap<u32, &Path> = HashMap::new();
-    for (dir, part) in &parts {
+    for (dir, part, _) in &parts {
         let mut differ = first.fingerprint.differences(&part.fingerprint);
         if (part.partition.scheme, part.partition.of) != (first.partition.scheme, of) {
             differ.push("partition");
@@ -265,12 +274,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Merg
     // Part 1's words, whatever order the parts were given in.
     let protections = parts
         .iter()
-        .find(|(_, p)| p.partition.part == 1)
-        .map_or_else(String::new, |(_, p)| p.protections.clone());
+        .find(|(_, p, _)| p.partition.part == 1)
+        .map_or_else(String::new, |(_, p, _)| p.protections.clone());
     let class = &class;
     let index: HashMap<&str, usize> = class.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     let mut slots: Vec<Option<SubmissionResult>> = vec![None; class.len()];
-    for (dir, part) in parts {
+    for (dir, part, results) in parts {
         if !part.not_graded.is_empty() && !partial {
             let names = part.not_graded.iter().map(|n| inert(n).into_owned()).collect();
             return Err(MergeError::NotGraded { dir, names });
@@ -280,15 +289,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Merg
             what,
             name: inert(name).into_owned(),
         };
-        for stored in part.results {
-            let name = stored.submission.clone();
+        for result in results {
+            let name = result.submission.clone();
             let Some(&i) = index.get(name.as_str()) else {
                 return Err(wrong("holds a submission not in the class", &name));
             };
             if part.partition.part_of(i, &name) != part.partition.part {
                 return Err(wrong("holds a submission of another part", &name));
             }
-            if slots[i].replace(stored.into()).is_some() {
+            if slots[i].replace(result).is_some() {
                 return Err(wrong("holds twice the submission", &name));
             }
         }
