@@ -261,6 +261,10 @@ fn the_grader_says_what_protects_the_runs() {
     let nothing = area.c("nothing", "int main(void) { return 0; }");
     // Every protection is in force here: one line says so.
     let graded = area.grade(&[&nothing], &[]);
+    if !graded.stderr.starts_with("ttt-referee: sandbox: all ") {
+        crate::util::skip(&format!("this test needs every protection:\n{}", graded.stderr));
+        return;
+    }
     assert!(
         graded
             .stderr
@@ -794,7 +798,11 @@ fn a_container_lost_mid_grading_refuses_the_next_runs_and_runs_nothing_bare() {
     let (sandbox, mut job) = library_sandbox("");
     job.argv = witness(listener.local_addr().unwrap().port());
     let protections = sandbox.probe(job.limits).unwrap();
-    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    if !protections.complete() {
+        // As an ordinary user with no cgroup, say; CI (root) fails instead.
+        crate::util::skip(&format!("this test needs every protection:\n{protections}"));
+        return;
+    }
     let run = sandbox.run(&job).unwrap();
     assert_eq!(String::from_utf8_lossy(&run.stdout), "ran\n", "{}", String::from_utf8_lossy(&run.stderr));
     sandbox.inject_fault(Fault::NoContainer);
@@ -817,7 +825,11 @@ fn a_seccomp_filter_lost_mid_grading_refuses_the_run() {
     use ttt_referee::sandbox::Fault;
     let (sandbox, job) = library_sandbox("echo ran");
     let protections = sandbox.probe(job.limits).unwrap();
-    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    if !protections.complete() {
+        // As an ordinary user with no cgroup, say; CI (root) fails instead.
+        crate::util::skip(&format!("this test needs every protection:\n{protections}"));
+        return;
+    }
     sandbox.inject_fault(Fault::NoSeccomp);
     refused(sandbox.run(&job), "the seccomp filter");
     sandbox.inject_fault(Fault::NoLaunchers);
@@ -887,7 +899,11 @@ fn two_runs_at_once_sense_nothing_of_each_other() {
     assert!(compiled.success());
     sandbox.hand_over(&build).unwrap();
     let protections = sandbox.probe(job.limits).unwrap();
-    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    if !protections.complete() {
+        // As an ordinary user with no cgroup, say; CI (root) fails instead.
+        crate::util::skip(&format!("this test needs every protection:\n{protections}"));
+        return;
+    }
     let system = seldom_read_system_file();
     let sandbox = std::sync::Arc::new(sandbox);
     let soon = || Instant::now() + Duration::from_secs(10);
@@ -940,7 +956,11 @@ fn python_gcc_and_the_jvm_run_as_before_under_the_lock_rules() {
     job.limits.cpu = Duration::from_mins(2);
     job.limits.output = 64 << 20;
     let protections = sandbox.probe(job.limits).unwrap();
-    assert!(protections.complete(), "this test needs every protection:\n{protections}");
+    if !protections.complete() {
+        // As an ordinary user with no cgroup, say; CI (root) fails instead.
+        crate::util::skip(&format!("this test needs every protection:\n{protections}"));
+        return;
+    }
     let build = sandbox.scratch().join("build");
     fs::write(
         build.join("Main.java"),

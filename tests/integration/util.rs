@@ -135,13 +135,16 @@ impl Graded {
             .unwrap_or_default()
     }
 
-    /// Whether the grading said this protection is in force: all are, or
-    /// (with `--verbose`) its line says so.
+    /// Whether the grading said this protection is in force: all are;
+    /// some are missing, but not this one (each missing one is a `  - `
+    /// line of the list); or (with `--verbose`) its line says so.
     pub fn in_force(&self, name: &str) -> bool {
-        self.stderr
-            .lines()
-            .any(|l| l.starts_with("ttt-referee: sandbox: all ") && l.contains(" protections in force"))
-            || self.stderr.lines().any(|l| l.starts_with("  in force  ") && l.contains(name))
+        let lines = || self.stderr.lines();
+        lines().any(|l| l.starts_with("ttt-referee: sandbox: all ") && l.contains(" protections in force"))
+            || (lines().any(|l| {
+                l.starts_with("ttt-referee: sandbox: ") && l.ends_with(" protections in force; missing:")
+            }) && !lines().any(|l| l.starts_with("  - ") && l.contains(name)))
+            || lines().any(|l| l.starts_with("  in force  ") && l.contains(name))
     }
 }
 
