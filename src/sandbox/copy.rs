@@ -644,6 +644,8 @@ mod tests {
         // Filled while 0700, then given its mode, still the grader's to write.
         assert_eq!(mode(&to.join("readonly")), 0o755);
         assert_eq!(fs::read_to_string(to.join("readonly/inside")).unwrap(), "y");
+        // Writable again, so that a user who is not root can remove it.
+        fs::set_permissions(from.join("readonly"), fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     // Rule 3: no more than the size the descriptor had.
