@@ -190,10 +190,12 @@ pub fn tree_digest(top: &Path) -> io::Result<String> {
             if bytes > CAPS.bytes {
                 return Err(io::Error::other(format!("it holds more than {} MB", CAPS.bytes >> 20)));
             }
-            let mut content = Vec::new();
-            File::open(entry.path())?.take(meta.size()).read_to_end(&mut content)?;
-            hasher.update((content.len() as u64).to_le_bytes());
-            hasher.update(&content);
+            // Streamed: a large file is never held whole in memory.
+            hasher.update(meta.size().to_le_bytes());
+            let read = io::copy(&mut File::open(entry.path())?.take(meta.size()), &mut hasher)?;
+            if read != meta.size() {
+                return Err(io::Error::other(format!("{} changed while it was read", relative.display())));
+            }
         }
     }
     Ok(hex::encode(hasher.finalize()))

@@ -116,8 +116,14 @@ pub(crate) fn normalised(text: &str) -> String {
 
 /// The merged reports in `merged` are the unsplit run's, but for times.
 fn same_as_whole(merged: &Path) {
+    same_reports(whole(), merged);
+    assert!(!merged.join("part.json").exists(), "a merged report is no part");
+}
+
+/// The reports in `merged` are those in `whole`, but for times.
+pub(crate) fn same_reports(whole: &Path, merged: &Path) {
     for file in REPORTS {
-        let whole = normalised(&fs::read_to_string(whole().join(file)).unwrap());
+        let whole = normalised(&fs::read_to_string(whole.join(file)).unwrap());
         let merged = normalised(&fs::read_to_string(merged.join(file)).unwrap());
         assert!(
             whole == merged,
@@ -125,7 +131,6 @@ fn same_as_whole(merged: &Path) {
             first_difference(merged.as_bytes(), whole.as_bytes())
         );
     }
-    assert!(!merged.join("part.json").exists(), "a merged report is no part");
 }
 
 /// Every submission of `merged`'s results.json is, with its times, the one

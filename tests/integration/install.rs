@@ -284,15 +284,20 @@ impl UserArea {
     }
 }
 
-/// A user id that no account or group has: 61000 and up, by process.
-pub fn unused_uid() -> u32 {
-    let taken: Vec<u32> = ["/etc/passwd", "/etc/group"]
+/// Every user and group id an account or group of this machine has.
+pub fn taken_ids() -> Vec<u32> {
+    ["/etc/passwd", "/etc/group"]
         .iter()
         .flat_map(|file| {
             fs::read_to_string(file).unwrap_or_default().lines().map(str::to_owned).collect::<Vec<_>>()
         })
         .filter_map(|line| line.split(':').nth(2)?.parse().ok())
-        .collect();
+        .collect()
+}
+
+/// A user id that no account or group has: 61000 and up, by process.
+pub fn unused_uid() -> u32 {
+    let taken = taken_ids();
     let mut uid = 61_000 + std::process::id() % 1_000;
     while taken.contains(&uid) {
         uid += 1;

@@ -18,7 +18,6 @@ use std::sync::OnceLock;
 use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::autograder::copy_dir;
-use crate::fleet::{REPORTS, normalised};
 use crate::util::{files, first_difference, fixture, kept_dir, root, skip};
 
 /// The class every recipe grades: part of `fixtures/class` (C, C++ and
@@ -80,13 +79,7 @@ fn users(test: &str, count: usize) -> Vec<Option<u32>> {
         skip(&format!("{test}: no setpriv, so every part runs as root, not as a user of its own"));
         return vec![None; count];
     }
-    let taken: Vec<u32> = ["/etc/passwd", "/etc/group"]
-        .iter()
-        .flat_map(|file| {
-            fs::read_to_string(file).unwrap_or_default().lines().map(str::to_owned).collect::<Vec<_>>()
-        })
-        .filter_map(|line| line.split(':').nth(2)?.parse().ok())
-        .collect();
+    let taken = crate::install::taken_ids();
     // Apart from the ones other tests take (61000 and up, by process id).
     (62_000..).filter(|uid| !taken.contains(uid)).take(count).map(Some).collect()
 }
@@ -233,15 +226,7 @@ fn whole() -> &'static Path {
 
 /// The merged reports in `merged` are the unsplit run's, but for times.
 fn same_as_whole(merged: &Path) {
-    for file in REPORTS {
-        let whole = normalised(&fs::read_to_string(whole().join(file)).unwrap());
-        let merged = normalised(&fs::read_to_string(merged.join(file)).unwrap());
-        assert!(
-            whole == merged,
-            "{file} differs from one machine's: {}",
-            first_difference(merged.as_bytes(), whole.as_bytes())
-        );
-    }
+    crate::fleet::same_reports(whole(), merged);
 }
 
 /// The secret the tournament's workflow seals its records with, as the
