@@ -283,7 +283,7 @@ fn restored(
             name: text::inert(name).into_owned(),
             dir: shown(),
             now: if now.is_empty() { "unreadable".to_owned() } else { now },
-            then: entry.source.clone(),
+            then: text::inert(&entry.source).into_owned(),
         });
     }
     match &entry.build {
