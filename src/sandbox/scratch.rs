@@ -101,14 +101,22 @@ fn passable_by_all(dir: &Path) -> bool {
 }
 
 /// An unused user id for a root grader's runs: one no account has,
-/// different for each grading on the machine.
+/// different for each sandbox on the machine, even two in one process (a
+/// test binary's, say). What a user holds (processes, above all, where no
+/// container counts a run's own) is then never shared with another
+/// grading. The id is [`RUN_UIDS`] plus the process id (below 2^22, the
+/// kernel's most) times 256 plus the sandbox's number in its process, so
+/// that it stays below 2^32 - 1.
 pub(super) fn unused_uid() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static MADE: AtomicU32 = AtomicU32::new(0);
     let taken: Vec<u32> = fs::read_to_string("/etc/passwd")
         .unwrap_or_default()
         .lines()
         .filter_map(|l| l.split(':').nth(2)?.parse().ok())
         .collect();
-    let mut uid = RUN_UIDS + std::process::id() % 1_000_000;
+    let nth = MADE.fetch_add(1, Ordering::Relaxed) % 256;
+    let mut uid = RUN_UIDS + (std::process::id() % (1 << 22)) * 256 + nth;
     while taken.contains(&uid) {
         uid += 1;
     }

@@ -853,6 +853,33 @@ fn without_a_promise_a_run_without_a_container_runs_and_says_so() {
     assert_eq!(String::from_utf8_lossy(&sandbox.run(&job).unwrap().stdout), "ran\n");
 }
 
+/// A run without a container is not refused a process because the run
+/// user holds others: a run at once in the same sandbox holds 24, as a
+/// bot's many threads would, and the run without a container still starts
+/// its shell and its child. Its processes are counted by its cgroup, or,
+/// where there is none, above those the user held when it started (the
+/// user-wide limit set to the run's own allowance alone made this fail
+/// with `EAGAIN` wherever other runs were under way).
+#[test]
+fn a_run_without_a_container_is_not_refused_processes_its_user_holds_elsewhere() {
+    use std::time::{Duration, Instant};
+    use ttt_referee::sandbox::Fault;
+    let (sandbox, mut job) = library_sandbox("");
+    let sandbox = std::sync::Arc::new(sandbox);
+    let mut busy = job.clone();
+    busy.limits.processes = 40;
+    busy.argv[2] = "for i in $(seq 24); do sleep 60 & done; echo up; wait".to_owned();
+    let mut holder = sandbox.start(&busy).unwrap();
+    let up = holder.receive(Instant::now() + Duration::from_secs(10), 100).unwrap();
+    assert_eq!(String::from_utf8_lossy(&up), "up");
+    sandbox.inject_fault(Fault::NoContainer);
+    job.argv[2] = "sh -c 'echo ran'".to_owned();
+    let run = sandbox.run(&job).unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "ran\n", "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.gaps.namespaces.is_some(), "{:?}", run.gaps);
+    drop(holder.end(Duration::from_secs(1)));
+}
+
 /// A file under `/usr/share/doc` (one the host seldom reads), for the
 /// channels test to watch.
 fn seldom_read_system_file() -> PathBuf {

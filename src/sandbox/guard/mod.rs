@@ -61,7 +61,7 @@ mod setup;
 pub(super) use setup::{MEMLOCK, MSGQUEUE, SIGPENDING, UMASK};
 use setup::{
     SetupError, become_undumpable, build_landlock, confine, contain, fill_run_directory, fix_umask,
-    make_streams, mark_started, open_input, open_live, set_limits, shed_privileges,
+    make_streams, mark_started, open_input, open_live, set_limits, shed_privileges, tasks_held,
 };
 
 /// The guard's entry point: `stage` is [`GUARD_ARG`], [`LAUNCH_ARG`] or
@@ -437,6 +437,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
     let stdin = open_input(config, places)?;
     let streams = make_streams(places)?;
     let live = open_live(config, places)?;
+    let tasks = tasks_held(config, places);
     let ruleset = build_landlock(places, &output, &config.hide);
     if places.contained {
         contain(config)?;
@@ -447,7 +448,7 @@ fn supervise(config: &Config, places: &Places, out: &mut impl Write) -> Result<(
         report(out, &confined);
         return Err(SuperviseError::Unconfined(missing));
     }
-    set_limits(config)?;
+    set_limits(config, tasks)?;
     report(out, &confined);
 
     // The supervision: the program, what it left, what it gave back.

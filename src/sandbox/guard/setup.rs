@@ -365,7 +365,7 @@ pub(in crate::sandbox) const UMASK: u32 = 0o022;
 /// work (Landlock's descriptors, the filter's compilation, the guard's
 /// files) is held to the run's limits; the line saying what confines the
 /// run goes out once they are set.
-pub(super) fn set_limits(config: &Config) -> Result<(), SetupError> {
+pub(super) fn set_limits(config: &Config, tasks: Tasks) -> Result<(), SetupError> {
     use nix::sys::resource::{RLIM_INFINITY, Resource, getrlimit, setrlimit};
     let limits = &config.job.limits;
     let cpu = limits.cpu.as_secs() + u64::from(limits.cpu.subsec_nanos() > 0);
@@ -390,9 +390,68 @@ pub(super) fn set_limits(config: &Config) -> Result<(), SetupError> {
     set(Resource::RLIMIT_MEMLOCK, MEMLOCK, MEMLOCK)?;
     set(Resource::RLIMIT_MSGQUEUE, MSGQUEUE, MSGQUEUE)?;
     set(Resource::RLIMIT_SIGPENDING, SIGPENDING, SIGPENDING)?;
-    // The PID namespace's processes count against the user's in it; this
-    // process is one of them.
-    set(Resource::RLIMIT_NPROC, limits.processes + 1, limits.processes + 1)
+    match tasks {
+        Tasks::Held(held) => {
+            // Never above the hard limit this process was given, which
+            // only a privileged one may raise.
+            let hard = getrlimit(Resource::RLIMIT_NPROC).map_or(RLIM_INFINITY, |(_, hard)| hard);
+            let most = (held + limits.processes + 1).min(hard);
+            set(Resource::RLIMIT_NPROC, most, most)
+        }
+        Tasks::InCgroup => Ok(()),
+    }
+}
+
+/// What the kernel's user-wide process limit (`RLIMIT_NPROC`, processes
+/// and threads of the real user id) must allow besides the run's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tasks {
+    /// The user already holds this many tasks: none in a container (its
+    /// user namespace counts the run's alone; this process is one of
+    /// them), all of the run user's outside one (the grader's other runs,
+    /// or an ordinary grader's own processes).
+    Held(u64),
+    /// The run's cgroup counts its processes (`pids.max`) and the user's
+    /// limit is left as it is: outside a container it would count every
+    /// process of the user, not the run's.
+    InCgroup,
+}
+
+/// Set-up, before Landlock (which would hide `/proc`): what the process
+/// limit must allow besides the run's own ([`Tasks`]).
+pub(super) fn tasks_held(config: &Config, places: &Places) -> Tasks {
+    if places.contained {
+        Tasks::Held(0)
+    } else if config.memory_cgroup {
+        Tasks::InCgroup
+    } else {
+        Tasks::Held(tasks_of(rustix::process::getuid().as_raw()))
+    }
+}
+
+/// How many tasks (processes and threads) whose real user id is `uid`
+/// `/proc` shows, this process among them. A process that ends while it is
+/// read is skipped; one started meanwhile is not seen, which takes from
+/// the run's room, never adds to it.
+fn tasks_of(uid: u32) -> u64 {
+    let Ok(entries) = fs::read_dir("/proc") else { return 0 };
+    let mut tasks = 0;
+    for entry in entries.flatten() {
+        if !entry.file_name().to_str().is_some_and(|name| name.bytes().all(|b| b.is_ascii_digit())) {
+            continue;
+        }
+        let Ok(status) = fs::read_to_string(entry.path().join("status")) else { continue };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+        };
+        if field("Uid:").and_then(|real| real.parse::<u32>().ok()) == Some(uid) {
+            tasks += field("Threads:").and_then(|n| n.parse::<u64>().ok()).unwrap_or(1);
+        }
+    }
+    tasks
 }
 
 /// Landlock's rules: read and run the system directories, everything in
@@ -482,6 +541,20 @@ fn restrict(ruleset: landlock::RulesetCreated) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tasks_of_a_user_count_this_process_and_every_thread_it_holds() {
+        let me = rustix::process::getuid().as_raw();
+        let (stop, wait) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || wait.recv());
+        // At least this thread and the one that waits; a user id no one
+        // has holds none.
+        let during = tasks_of(me);
+        assert!(during >= 2, "{during}");
+        assert_eq!(tasks_of(u32::MAX - 7), 0);
+        drop(stop);
+        let _ = holder.join();
+    }
 
     #[test]
     fn readable_except_covers_all_but_the_hidden_paths_and_links_into_them() {
