@@ -105,7 +105,7 @@ fn gradescope(submission: &str) -> Platform {
 
 #[test]
 fn gradescope_grades_a_submission_into_results_json() {
-    if !runnable("gradescope_grades_a_submission_into_results_json", false) {
+    if !runnable(false) {
         return;
     }
     let platform = gradescope("ivy-crash");
@@ -140,7 +140,7 @@ fn gradescope_grades_a_submission_into_results_json() {
 
 #[test]
 fn gradescope_says_why_when_grading_cannot_be_done() {
-    if !runnable("gradescope_says_why_when_grading_cannot_be_done", false) {
+    if !runnable(false) {
         return;
     }
     let platform = gradescope("ada-c");
@@ -166,7 +166,7 @@ fn gradescope_says_why_when_grading_cannot_be_done() {
 
 #[test]
 fn the_github_grading_step_runs_as_an_ordinary_user() {
-    if !runnable("the_github_grading_step_runs_as_an_ordinary_user", true) {
+    if !runnable(true) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -221,7 +221,7 @@ fn the_github_grading_step_runs_as_an_ordinary_user() {
 
 #[test]
 fn gradescope_grades_functions_one_by_one_with_no_tests_directory() {
-    if !runnable("gradescope_grades_functions_one_by_one_with_no_tests_directory", false) {
+    if !runnable(false) {
         return;
     }
     let platform = Platform { dir: tempfile::tempdir().unwrap() };
@@ -471,7 +471,7 @@ fn the_github_workflow_is_the_golden_one_and_parses() {
 /// failing tests' details, the output Classroom's reporter reads.
 #[test]
 fn the_github_grading_step_leaves_a_markdown_summary_and_the_points() {
-    if !runnable("the_github_grading_step_leaves_a_markdown_summary_and_the_points", false) {
+    if !runnable(false) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -573,7 +573,7 @@ fn classroom_feedback_is_for_one_submission_and_says_why_grading_could_not_be_do
 /// and tests; and a GitHub template's grading step, with its summary.
 #[test]
 fn autograder_try_runs_the_zip_and_the_template_as_their_platforms_do() {
-    if !runnable("autograder_try_runs_the_zip_and_the_template_as_their_platforms_do", false) {
+    if !runnable(false) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

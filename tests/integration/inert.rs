@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::install::runnable;
 use crate::util::{fixture, kept_dir, show};
 
 /// The hostile name: a terminal's title and screen rewritten (ESC, BEL), a
@@ -172,9 +171,6 @@ fn hostile_bot() -> String {
 
 #[test]
 fn one_hostile_name_is_inert_in_every_output() {
-    if !runnable("one_hostile_name_is_inert_in_every_output", false) {
-        return;
-    }
     let mut found = Findings::default();
     let dir = kept_dir();
     let root = dir.path();

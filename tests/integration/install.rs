@@ -27,15 +27,15 @@ const ANSWERS: &str = "#include <stdio.h>\nint main(void) {\n  FILE *f = fopen(\
 /// The build command every grading here uses.
 const BUILD: &str = "cc -O1 -o prog main.c";
 
-/// Whether the test can go on: it runs as root (and has `setpriv` if
+/// Whether the calling test can go on: it runs as root (and has `setpriv` if
 /// `switches` users); if not, it says why on standard error.
-pub fn runnable(test: &str, switches: bool) -> bool {
+pub fn runnable(switches: bool) -> bool {
     if !nix::unistd::geteuid().is_root() {
-        crate::util::skip(&format!("{test}: it needs root"));
+        crate::util::skip("it needs root");
         return false;
     }
     if switches && Command::new("setpriv").arg("--version").output().is_err() {
-        crate::util::skip(&format!("{test}: it needs setpriv"));
+        crate::util::skip("it needs setpriv");
         return false;
     }
     true
@@ -135,7 +135,7 @@ impl Graded {
 
 #[test]
 fn a_root_grader_installed_under_a_private_home_grades() {
-    if !runnable("a_root_grader_installed_under_a_private_home_grades", false) {
+    if !runnable(false) {
         return;
     }
     let area = tempfile::tempdir().unwrap();
@@ -307,7 +307,7 @@ pub fn unused_uid() -> u32 {
 
 #[test]
 fn an_ordinary_user_grades_with_what_it_has() {
-    if !runnable("an_ordinary_user_grades_with_what_it_has", true) {
+    if !runnable(true) {
         return;
     }
     let Some(area) = UserArea::new() else { return };
@@ -356,7 +356,7 @@ fn an_ordinary_user_grades_with_what_it_has() {
 
 #[test]
 fn require_sandbox_refuses_when_a_protection_is_missing() {
-    if !runnable("require_sandbox_refuses_when_a_protection_is_missing", true) {
+    if !runnable(true) {
         return;
     }
     let Some(area) = UserArea::new() else { return };
@@ -375,7 +375,7 @@ fn require_sandbox_refuses_when_a_protection_is_missing() {
 
 #[test]
 fn an_unreadable_file_refuses_only_its_submission() {
-    if !runnable("an_unreadable_file_refuses_only_its_submission", true) {
+    if !runnable(true) {
         return;
     }
     let Some(area) = UserArea::new() else { return };
@@ -402,12 +402,12 @@ const JAVA_BUILDS: usize = 20;
 /// one of 20 builds, two at a time, builds and passes.
 #[test]
 fn an_ordinary_user_builds_a_java_class_of_several_files_every_time() {
-    if !runnable("an_ordinary_user_builds_a_java_class_of_several_files_every_time", true) {
+    if !runnable(true) {
         return;
     }
     // Without its performance data a JVM leaves no /tmp/hsperfdata_USER.
     if Command::new("javac").args(["-J-XX:-UsePerfData", "-version"]).output().is_err() {
-        crate::util::skip("an_ordinary_user_builds_a_java_class_of_several_files_every_time: no javac here");
+        crate::util::skip("no javac here");
         return;
     }
     let Some(area) = UserArea::new() else { return };
@@ -449,7 +449,7 @@ fn an_ordinary_user_builds_a_java_class_of_several_files_every_time() {
 /// reason, and not `build-failed`: the student did nothing wrong.
 #[test]
 fn a_build_refused_a_fork_by_the_sandbox_is_the_graders_error_with_its_reason() {
-    if !runnable("a_build_refused_a_fork_by_the_sandbox_is_the_graders_error_with_its_reason", true) {
+    if !runnable(true) {
         return;
     }
     let Some(area) = UserArea::new() else { return };

@@ -155,16 +155,22 @@ pub fn kept_dir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
-/// A test that cannot run on this machine says why on standard error and
-/// passes; but where `TTT_NO_SKIP` is set — `.ci/run` sets it, and CI runs
-/// as root with every tool installed — it fails instead, so nothing CI is
-/// meant to test passes there untested.
+/// A test that cannot run on this machine says so on standard error, named
+/// with why, and passes; but where `TTT_NO_SKIP` is set — `.ci/run` sets
+/// it, and CI runs as root with every tool installed — it fails instead, so
+/// nothing CI is meant to test passes there untested. The line is written
+/// to the process's standard error itself, which the test harness does not
+/// capture (`eprintln!` would be shown only for a failing test), so a plain
+/// `cargo test` shows every skip.
 pub fn skip(why: &str) {
+    use std::io::Write;
     assert!(
         std::env::var_os("TTT_NO_SKIP").is_none(),
         "this test cannot run here, and TTT_NO_SKIP says every test must: {why}"
     );
-    eprintln!("skipped: {why}");
+    // The harness names each test's thread after the test.
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
 
 /// Every file under `dir`, by its path relative to `dir`, with its bytes,
