@@ -2,7 +2,7 @@
 //! input, and output that appears whole.
 
 use std::fs;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use super::error::{CliError, Shown, is_dash};
@@ -25,6 +25,33 @@ pub(super) fn open_input(path: &Path, output: Option<&Path>) -> Result<Box<dyn B
         return Ok(Box::new(io::stdin().lock()));
     }
     Ok(Box::new(batch::open_move_file(path, output)?))
+}
+
+/// Fails when the report directory `dir` given with `option` holds files
+/// but no earlier report (no `results.json`): a grading replaces an
+/// earlier report of its own, never a folder of the TA's other files (a
+/// course folder's own `grades.csv`, say). Where it holds an earlier
+/// report, says that this grading will replace it. Checked before any
+/// work, with [`check_output_path`].
+pub(super) fn check_report_dir(dir: &Path, option: &'static str) -> Result<(), CliError> {
+    let holds = fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    if !holds {
+        return Ok(());
+    }
+    if !dir.join("results.json").is_file() {
+        return Err(CliError::InTheWay {
+            path: Shown::output(Some(dir)),
+            option,
+            expected: "a new or empty directory, or an earlier report (with its results.json) to replace",
+            found: "a directory of other files",
+        });
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "ttt-referee: {} holds an earlier report, which this grading replaces",
+        Shown::output(Some(dir))
+    );
+    Ok(())
 }
 
 /// Fails when something of the wrong kind is in the way of the output

@@ -654,8 +654,8 @@ pub(super) fn run(args: &GradeArgs) -> Result<u8, CliError> {
 
 /// Fails at once, exit status 2, when something is in the way of an output:
 /// a file where `--report` or `--classroom` names a directory, a directory
-/// where `--gradescope` names a file, or a file where a directory above any
-/// of them must be.
+/// where `--gradescope` names a file, a file where a directory above any
+/// of them must be, or a `--report` directory of files that are no report.
 fn check_outputs(args: &GradeArgs) -> Result<(), CliError> {
     let outputs = [
         (args.report.as_deref(), "--report", true),
@@ -666,6 +666,9 @@ fn check_outputs(args: &GradeArgs) -> Result<(), CliError> {
         if let Some(path) = path {
             super::files::check_output_path(path, option, dir)?;
         }
+    }
+    if let Some(dir) = &args.report {
+        super::files::check_report_dir(dir, "--report")?;
     }
     Ok(())
 }

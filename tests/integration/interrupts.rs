@@ -144,8 +144,18 @@ fn grade_checks_its_outputs_before_any_work() {
     fs::write(&file, "").unwrap();
     let student = dir.path().join("student");
     fs::create_dir(&student).unwrap();
-    let cases: [(&str, std::path::PathBuf, &str); 4] = [
+    // A course folder with the TA's own grades in it: no earlier report.
+    let course = dir.path().join("course");
+    fs::create_dir(&course).unwrap();
+    fs::write(course.join("grades.csv"), "the TA's own\n").unwrap();
+    let cases: [(&str, std::path::PathBuf, &str); 5] = [
         ("--report", file.clone(), "a file is in the way of --report (expected a directory)"),
+        (
+            "--report",
+            course.clone(),
+            "course: a directory of other files is in the way of --report (expected a new or empty directory, \
+             or an earlier report (with its results.json) to replace); nothing was done",
+        ),
         ("--report", file.join("sub"), "a file is in the way of --report (expected a directory)"),
         ("--classroom", file.clone(), "a file is in the way of --classroom (expected a directory)"),
         (
@@ -169,4 +179,36 @@ fn grade_checks_its_outputs_before_any_work() {
         assert!(!stderr.contains("protections"), "{option} checked only after the grading began: {stderr}");
         assert!(!student.join("built").exists());
     }
+    assert_eq!(fs::read_to_string(course.join("grades.csv")).unwrap(), "the TA's own\n");
+}
+
+/// An earlier report in `--report DIR` is replaced, and the grading says
+/// so before it begins.
+#[test]
+fn grade_says_it_replaces_an_earlier_report() {
+    let dir = crate::util::kept_dir();
+    let report = dir.path().join("report");
+    let grade = || {
+        Command::new(env!("CARGO_BIN_EXE_ttt-referee"))
+            .args(["grade", "--tests", "fixtures/classic", "--report"])
+            .arg(&report)
+            .arg("fixtures/class/students/ada-c")
+            .current_dir(crate::util::root())
+            .output()
+            .unwrap()
+    };
+    let first = grade();
+    assert!(!String::from_utf8_lossy(&first.stderr).contains("earlier report"));
+    let second = grade();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), first.status.code(), "{stderr}");
+    assert!(stderr.starts_with("ttt-referee: "), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("report holds an earlier report, which this grading replaces"),
+        "{stderr}"
+    );
 }
