@@ -26,9 +26,11 @@ pub mod recipe;
 pub mod silencers;
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use self::build::Build;
 use self::intake::{Failed, Faults, Step, Steps};
@@ -38,6 +40,10 @@ use self::recipe::{Programs, Recipe};
 use self::silencers::Silencer;
 use crate::outcome::Stopped;
 use crate::sandbox::{Limits, Protections, Sandbox, SandboxError, copy};
+
+/// How soon after an interrupt a signal is the same interrupt, not a
+/// second ([`Workshop::stop_on_signals`]).
+const SAME_INTERRUPT: Duration = Duration::from_millis(200);
 
 pub use self::build::BUILD_LOG_BYTES;
 pub use self::recipe::{argv, build_limits};
@@ -230,7 +236,13 @@ impl Workshop {
     /// [`Workshop::stopper`] does; a second signal ends the process at
     /// once, with exit status `status`, once every temporary output file
     /// ([`crate::output::remove_temporaries`]) is removed (its scratch is
-    /// then left to the next sandbox's sweep).
+    /// then left to the next sandbox's sweep), saying so on standard error.
+    ///
+    /// A signal within [`SAME_INTERRUPT`] of the first is the same
+    /// interrupt, not a second: `timeout -s INT` sends its signal to the
+    /// program and then to its whole process group, and a signal sent to a
+    /// group reaches the grader by each route, microseconds apart. No one
+    /// presses Ctrl-C twice that fast.
     pub fn stop_on_signals(&self, status: u8) {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let stop = self.stopper();
@@ -239,8 +251,21 @@ impl Workshop {
         }
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
         let _ = std::thread::Builder::new().name("signals".to_owned()).spawn(move || {
-            if signals.forever().nth(1).is_some() {
+            let mut first = None;
+            for _ in signals.forever() {
+                let Some(at) = first else {
+                    first = Some(std::time::Instant::now());
+                    continue;
+                };
+                if at.elapsed() < SAME_INTERRUPT {
+                    continue;
+                }
                 crate::output::remove_temporaries();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "ttt-referee: interrupted again: stopped at once, no reports written (the next grade, match \
+                     or tournament removes what the runs left)"
+                );
                 std::process::exit(status.into());
             }
         });

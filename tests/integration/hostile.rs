@@ -1043,7 +1043,8 @@ fn within(limit: Duration, done: impl Fn() -> bool) -> bool {
     done()
 }
 
-/// Class 12, interrupted grading: SIGINT while the second of two
+/// Class 12, interrupted grading: SIGINT (sent twice at once, as `timeout`
+/// sends it) while the second of two
 /// submissions runs ends the grading with status 130, says what was not
 /// graded, reports the first, and leaves no process and nothing in TMPDIR.
 #[test]
@@ -1086,6 +1087,9 @@ fn an_interrupted_grading_reports_what_finished_and_leaves_nothing() {
         panic!("the sleeper never started:\n{}", fs::read_to_string(&stderr).unwrap());
     }
     let pid = nix::unistd::Pid::from_raw(i32::try_from(grader.id()).unwrap());
+    // Twice at once, as `timeout -s INT` sends it (to the program, then to
+    // its process group): one interrupt, not a second that ends at once.
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
