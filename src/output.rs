@@ -136,8 +136,14 @@ impl Staged {
     /// the link kept. A device or pipe is opened and written as it is.
     ///
     /// # Errors
-    /// If the temporary file cannot be created in `target`'s directory.
+    /// If `target` is a directory, or the temporary file cannot be created
+    /// in `target`'s directory.
     pub fn file(target: &Path, durability: Durability) -> io::Result<Staged> {
+        // Refused before anything is written: a rename onto `.` would say
+        // only "Device or resource busy".
+        if fs::metadata(target).is_ok_and(|meta| meta.is_dir()) {
+            return Err(io::ErrorKind::IsADirectory.into());
+        }
         if fs::metadata(target).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
             let file = fs::OpenOptions::new().write(true).open(target)?;
             return Ok(Staged { inner: Inner::Direct(BufWriter::with_capacity(64 << 10, file)) });

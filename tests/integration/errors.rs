@@ -52,6 +52,16 @@ fn writing_onto_the_input_is_refused_and_the_input_kept() {
     }
 }
 
+/// A directory named as the output, `.` too, is said to be one before
+/// anything is refereed.
+#[test]
+fn an_output_that_is_a_directory_is_an_error() {
+    for dir in [".", "fixtures"] {
+        let err = fails(&["fixtures/TTTmoves.txt", "-o", dir]);
+        assert_eq!(err, format!("ttt-referee: {dir}: cannot write: is a directory\n"));
+    }
+}
+
 #[test]
 fn an_output_in_a_missing_directory_is_an_error() {
     let err = fails(&["fixtures/TTTmoves.txt", "-o", "no/such/dir/out.txt"]);
