@@ -45,9 +45,11 @@ pub(super) fn judge(test: &Test, run: &Run, io: &Io, plan: &Plan) -> TestResult 
                 let c = compare(&test.expected, answer, plan.check);
                 let verdict = if c.matches() { Verdict::Pass } else { Verdict::Wrong };
                 let detail = match &c.first_difference {
-                    None => format!("all {} lines match", c.expected),
+                    // Counted as the score counts them, blank lines left out:
+                    // "non-blank" says why 40 lines match in a file of 51.
+                    None => format!("all {} non-blank lines match", c.expected),
                     Some(d) => format!(
-                        "the first difference: {}; {} of {} lines match, {} written",
+                        "the first difference: {}; {} of {} non-blank lines match, {} written",
                         d.at(),
                         c.matched,
                         c.expected,
@@ -396,9 +398,14 @@ mod tests {
                 "a wrong answer",
                 run(Ending::Exited(0), Ok(&wrong)),
                 Verdict::Wrong,
-                "the first difference: expected line 9, found line 9; 6 of 7 lines match, 7 written",
+                "the first difference: expected line 9, found line 9; 6 of 7 non-blank lines match, 7 written",
             ),
-            ("the right answer", run(Ending::Exited(0), Ok(EXPECTED)), Verdict::Pass, "all 7 lines match"),
+            (
+                "the right answer",
+                run(Ending::Exited(0), Ok(EXPECTED)),
+                Verdict::Pass,
+                "all 7 non-blank lines match",
+            ),
         ];
         for (case, ran, verdict, detail) in cases {
             let result = judge_with(&files(), false, &ran);

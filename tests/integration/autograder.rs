@@ -499,7 +499,7 @@ fn the_github_grading_step_leaves_a_markdown_summary_and_the_points() {
     let expected_start = "earlier steps' summary\n\
         ### C\\+\\+: 7 of 9 tests passed (15.56 of 20 points)\n\n\
         | test | verdict | points | detail |\n| --- | --- | ---: | --- |\n\
-        | 01\\-sample\\-cat\\.txt | pass | 2.23 / 2.23 | all 40 lines match |\n";
+        | 01\\-sample\\-cat\\.txt | pass | 2.23 / 2.23 | all 40 non\\-blank lines match |\n";
     assert!(summary.starts_with(expected_start), "{summary}");
     for part in [
         "| 03\\-x\\-wins\\-column\\.txt | **crashed** | 0 / 2.22 | was killed by SIGABRT |\n",
