@@ -8,6 +8,9 @@
 //! input's kind). It is written last, so a part stopped before its reports
 //! were written has none.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Difference, Unmatched};
@@ -310,6 +313,261 @@ impl PartRecord {
             results: results.iter().map(StoredSubmission::from).collect(),
         }
     }
+}
+
+/// `part.json` but its results: what `merge` checks of every part before it
+/// reads any part's results ([`PartReader`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs, reason = "the fields of PartRecord, documented there")]
+pub struct PartHeader {
+    pub version: u32,
+    pub partition: Partition,
+    pub fingerprint: Fingerprint,
+    pub class: Vec<String>,
+    pub tests: Vec<String>,
+    pub limits: Limits,
+    pub seed: Option<u64>,
+    pub protections: String,
+    pub not_graded: Vec<String>,
+}
+
+/// A `part.json` read a result at a time: its [`PartHeader`] at once, then
+/// its results in order ([`PartReader::next_result`]), each parsed when asked for
+/// and dropped by the caller once used, so a part's results are never held
+/// together.
+///
+/// It is opened by one pass over the file that follows only its structure
+/// (strings, brackets, the top level's members) to find where each result
+/// is; any file it cannot follow is said to be so (`None`): the caller then
+/// reads it the whole way, for `serde_json`'s own words on what is wrong.
+pub struct PartReader {
+    /// What precedes (and follows) the results.
+    pub header: PartHeader,
+    file: BufReader<File>,
+    /// Where `file` is.
+    at: u64,
+    /// Where each result not yet read is: its first byte and the one after
+    /// its last.
+    elements: std::vec::IntoIter<(u64, u64)>,
+    buf: Vec<u8>,
+}
+
+impl PartReader {
+    /// Reads `file`'s header and where its results are; `None` when it is
+    /// not a `part.json` of this version that this reader can follow.
+    #[must_use]
+    pub fn open(mut file: File) -> Option<PartReader> {
+        let layout = layout(BufReader::with_capacity(1 << 18, &mut file))?;
+        let header: PartHeader = serde_json::from_slice(&layout.header).ok()?;
+        if header.version != PART_VERSION {
+            return None;
+        }
+        file.seek(SeekFrom::Start(0)).ok()?;
+        Some(PartReader {
+            header,
+            file: BufReader::with_capacity(1 << 18, file),
+            at: 0,
+            elements: layout.elements.into_iter(),
+            buf: Vec::new(),
+        })
+    }
+
+    /// The next result, `None` after the last; `Some(None)` when it cannot
+    /// be read or is not a result.
+    pub fn next_result(&mut self) -> Option<Option<StoredSubmission>> {
+        let (start, end) = self.elements.next()?;
+        Some(self.read(start, end))
+    }
+
+    /// The result at bytes `start..end`.
+    fn read(&mut self, start: u64, end: u64) -> Option<StoredSubmission> {
+        let skip = i64::try_from(start.checked_sub(self.at)?).ok()?;
+        self.file.seek_relative(skip).ok()?;
+        self.buf.resize(usize::try_from(end - start).ok()?, 0);
+        self.file.read_exact(&mut self.buf).ok()?;
+        self.at = end;
+        serde_json::from_slice(&self.buf).ok()
+    }
+}
+
+/// Where a `part.json`'s results are: its other members as a JSON object
+/// of their own, and each result's bytes.
+struct Layout {
+    header: Vec<u8>,
+    elements: Vec<(u64, u64)>,
+}
+
+/// [`Layout`] of the JSON object `input` holds, its member `results` an
+/// array of objects; `None` when it does not follow that structure (the
+/// parser then says why). Strings are skipped whole, their escapes
+/// followed; whether the bytes are JSON otherwise is left to the parser,
+/// which reads the header and every result.
+#[allow(clippy::too_many_lines, reason = "one state machine over the bytes, each state beside the others")]
+fn layout(mut input: impl BufRead) -> Option<Layout> {
+    /// Where the reading is in the top level's object.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum At {
+        Start,
+        Key,
+        InKey,
+        Colon,
+        Value,
+        InValue,
+        Comma,
+        End,
+    }
+    let mut header = Vec::new();
+    let mut elements = Vec::new();
+    let mut key = Vec::new();
+    let (mut at, mut depth, mut in_string, mut escape) = (At::Start, 0u32, false, false);
+    let (mut results, mut seen_results, mut element_start, mut offset) = (false, false, 0u64, 0u64);
+    loop {
+        let chunk = input.fill_buf().ok()?;
+        let n = chunk.len();
+        if n == 0 {
+            break;
+        }
+        let mut i = 0;
+        while i < n {
+            if in_string {
+                let sink = match at {
+                    At::InKey => Some(&mut key),
+                    At::InValue if !results => Some(&mut header),
+                    _ => None,
+                };
+                if escape {
+                    escape = false;
+                    if let Some(sink) = sink {
+                        sink.push(chunk[i]);
+                    }
+                    i += 1;
+                    continue;
+                }
+                let Some(j) = memchr::memchr2(b'"', b'\\', &chunk[i..]) else {
+                    if let Some(sink) = sink {
+                        sink.extend_from_slice(&chunk[i..]);
+                    }
+                    i = n;
+                    continue;
+                };
+                let c = chunk[i + j];
+                if let Some(sink) = sink {
+                    sink.extend_from_slice(&chunk[i..=i + j]);
+                }
+                i += j + 1;
+                if c == b'\\' {
+                    escape = true;
+                } else {
+                    in_string = false;
+                    if at == At::InKey {
+                        at = At::Colon;
+                    }
+                }
+                continue;
+            }
+            let b = chunk[i];
+            let pos = offset + i as u64;
+            i += 1;
+            let space = matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+            match at {
+                _ if space && !(at == At::InValue && !results && depth > 0) => {}
+                At::Start if b == b'{' => {
+                    header.push(b'{');
+                    at = At::Key;
+                }
+                At::Key if b == b'"' => {
+                    key.clear();
+                    key.push(b'"');
+                    in_string = true;
+                    at = At::InKey;
+                }
+                At::Key if b == b'}' && header.len() == 1 => {
+                    header.push(b'}');
+                    at = At::End;
+                }
+                At::Colon if b == b':' => {
+                    results = key == b"\"results\"";
+                    if results {
+                        if seen_results {
+                            return None;
+                        }
+                        seen_results = true;
+                    } else {
+                        if header.len() > 1 {
+                            header.push(b',');
+                        }
+                        header.extend_from_slice(&key);
+                        header.push(b':');
+                    }
+                    at = At::Value;
+                }
+                At::Value if results => {
+                    if b != b'[' {
+                        return None;
+                    }
+                    depth = 1;
+                    at = At::InValue;
+                }
+                At::Value => {
+                    header.push(b);
+                    match b {
+                        b'{' | b'[' => depth = 1,
+                        b'"' => in_string = true,
+                        _ => {}
+                    }
+                    at = At::InValue;
+                }
+                At::InValue if results => match (depth, b) {
+                    (1, b',') => {}
+                    (1, b'{') => {
+                        element_start = pos;
+                        depth = 2;
+                    }
+                    (1, b']') => {
+                        depth = 0;
+                        at = At::Comma;
+                    }
+                    (1, _) => return None,
+                    (_, b'"') => in_string = true,
+                    (_, b'{' | b'[') => depth += 1,
+                    (_, b'}' | b']') => {
+                        depth -= 1;
+                        if depth == 1 {
+                            elements.push((element_start, pos + 1));
+                        }
+                    }
+                    _ => {}
+                },
+                At::InValue if depth == 0 => match b {
+                    b',' => at = At::Key,
+                    b'}' => {
+                        header.push(b'}');
+                        at = At::End;
+                    }
+                    _ => header.push(b),
+                },
+                At::InValue => {
+                    header.push(b);
+                    match b {
+                        b'"' => in_string = true,
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                At::Comma if b == b',' => at = At::Key,
+                At::Comma if b == b'}' => {
+                    header.push(b'}');
+                    at = At::End;
+                }
+                _ => return None,
+            }
+        }
+        offset += n as u64;
+        input.consume(n);
+    }
+    (at == At::End && seen_results).then_some(Layout { header, elements })
 }
 
 #[cfg(test)]
