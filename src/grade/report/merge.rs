@@ -13,6 +13,9 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use rayon::prelude::*;
 
 use super::ReportError;
 use super::files::fresh_dir;
@@ -215,14 +218,16 @@ fn whole_part_error(dir: &Path) -> MergeError {
 /// A part's `results.json` compared, a piece at a time, with what its
 /// `part.json`'s results write: each write must be the file's next bytes.
 struct SameAs {
-    file: io::BufReader<fs::File>,
+    /// The file (none once its check has ended).
+    file: Option<io::BufReader<fs::File>>,
     buf: Vec<u8>,
 }
 
 impl io::Write for SameAs {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let file = self.file.as_mut().ok_or_else(|| io::Error::other("ended"))?;
         self.buf.resize(bytes.len(), 0);
-        io::Read::read_exact(&mut self.file, &mut self.buf)?;
+        io::Read::read_exact(file, &mut self.buf)?;
         if self.buf != bytes {
             return Err(io::Error::other("differs"));
         }
@@ -237,7 +242,7 @@ impl io::Write for SameAs {
 impl SameAs {
     /// Whether the file has no more.
     fn at_end(&mut self) -> bool {
-        io::Read::read(&mut self.file, &mut [0u8; 1]).is_ok_and(|n| n == 0)
+        self.file.as_mut().is_some_and(|file| io::Read::read(file, &mut [0u8; 1]).is_ok_and(|n| n == 0))
     }
 }
 
@@ -245,13 +250,70 @@ impl SameAs {
 struct Opened {
     dir: PathBuf,
     header: PartHeader,
-    reader: PartReader,
-    /// Its `results.json`, checked as its results are read.
-    results: Option<JsonStream<SameAs>>,
-    /// Its result read and not yet merged.
-    pending: Option<SubmissionResult>,
     /// Its submissions an interruption left ungraded.
     not_graded: HashSet<String>,
+    /// Where its results come from.
+    source: Source,
+    /// Its result read and not yet merged, and its element of results.json.
+    pending: Option<(SubmissionResult, Vec<u8>)>,
+    /// Whether it has no more (or failed).
+    ended: bool,
+}
+
+/// Where a part's results come from: read ahead on a thread of its own
+/// (parsing, and checking its results.json, while the merge writes), or
+/// read here when no thread could be made (or before it is started).
+enum Source {
+    Here(Box<Reading>),
+    Ahead(mpsc::Receiver<Step>),
+    Done,
+}
+
+/// A part's `part.json` being read, and its `results.json` checked against
+/// it.
+struct Reading {
+    dir: PathBuf,
+    reader: PartReader,
+    /// Its results.json's check (none once ended).
+    check: Option<JsonStream<SameAs>>,
+}
+
+/// A part's next result read: the result and its element of
+/// results.json, or what is wrong with the part.
+enum Step {
+    Result(SubmissionResult, Vec<u8>),
+    Failed(MergeError),
+}
+
+/// How many results a part's thread reads ahead of the merge.
+const AHEAD: usize = 16;
+
+impl Reading {
+    /// The next result, checked against results.json; `None` after the
+    /// last, once results.json is found to end there too.
+    fn step(&mut self) -> Option<Step> {
+        let results = || MergeError::Results { path: self.dir.join("results.json") };
+        match self.reader.next_result() {
+            None => {
+                let ended = self
+                    .check
+                    .take()
+                    .and_then(|check| check.finish().ok())
+                    .is_some_and(|mut same| same.at_end());
+                (!ended).then(|| Step::Failed(results()))
+            }
+            Some(None) => Some(Step::Failed(whole_part_error(&self.dir))),
+            Some(Some(stored)) => {
+                let r = SubmissionResult::from(stored);
+                Some(match formats::json_element(&r) {
+                    Ok(element) if self.check.as_mut().is_some_and(|check| check.push(&element).is_ok()) => {
+                        Step::Result(r, element)
+                    }
+                    _ => Step::Failed(results()),
+                })
+            }
+        }
+    }
 }
 
 impl Opened {
@@ -265,34 +327,61 @@ impl Opened {
         let results_path = dir.join("results.json");
         let bad = || MergeError::Results { path: results_path.clone() };
         let written = fs::File::open(&results_path).map_err(|_| bad())?;
-        let same = SameAs { file: io::BufReader::with_capacity(1 << 18, written), buf: Vec::new() };
-        let results = JsonStream::begin(&header.limits, header.seed, !header.not_graded.is_empty(), same)
+        let same = SameAs { file: Some(io::BufReader::with_capacity(1 << 16, written)), buf: Vec::new() };
+        let check = JsonStream::begin(&header.limits, header.seed, !header.not_graded.is_empty(), same)
             .map_err(|_| bad())?;
         let not_graded = header.not_graded.iter().cloned().collect();
-        Ok(Opened { dir: dir.to_owned(), header, reader, results: Some(results), pending: None, not_graded })
+        let reading = Reading { dir: dir.to_owned(), reader, check: Some(check) };
+        Ok(Opened {
+            dir: dir.to_owned(),
+            header,
+            not_graded,
+            source: Source::Here(Box::new(reading)),
+            pending: None,
+            ended: false,
+        })
+    }
+
+    /// Starts reading its results ahead, on a thread of its own (if one
+    /// can be made).
+    fn start(&mut self) {
+        let Source::Here(_) = self.source else { return };
+        let Source::Here(mut reading) = std::mem::replace(&mut self.source, Source::Done) else { return };
+        let (send, receive) = mpsc::sync_channel(AHEAD);
+        let spawned = std::thread::Builder::new().name("merge-part".to_owned()).spawn(move || {
+            while let Some(step) = reading.step() {
+                let failed = matches!(step, Step::Failed(_));
+                if send.send(step).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        self.source = match spawned {
+            Ok(_) => Source::Ahead(receive),
+            // No thread (what was to be read on it is gone with it): the
+            // part is opened again and read here.
+            Err(_) => Opened::open(&self.dir).map_or(Source::Done, |again| again.source),
+        };
     }
 
     /// Its next result, read if need be (and left pending).
     fn peek(&mut self) -> Result<Option<&SubmissionResult>, MergeError> {
-        if self.pending.is_none() {
-            self.pending = match self.reader.next_result() {
-                None => None,
-                Some(None) => return Err(whole_part_error(&self.dir)),
-                Some(Some(stored)) => Some(SubmissionResult::from(stored)),
+        if self.pending.is_none() && !self.ended {
+            let step = match &mut self.source {
+                Source::Here(reading) => reading.step(),
+                Source::Ahead(receive) => receive.recv().ok(),
+                Source::Done => None,
             };
+            match step {
+                Some(Step::Result(r, element)) => self.pending = Some((r, element)),
+                Some(Step::Failed(error)) => {
+                    self.ended = true;
+                    return Err(error);
+                }
+                None => self.ended = true,
+            }
         }
-        Ok(self.pending.as_ref())
-    }
-
-    /// Checks its results.json has ended where its results have.
-    fn end(&mut self) -> Result<(), MergeError> {
-        let path = self.dir.join("results.json");
-        let Some(results) = self.results.take() else { return Ok(()) };
-        let mut same = results.finish().map_err(|_| MergeError::Results { path: path.clone() })?;
-        if !same.at_end() {
-            return Err(MergeError::Results { path });
-        }
-        Ok(())
+        Ok(self.pending.as_ref().map(|(r, _)| r))
     }
 }
 
@@ -481,7 +570,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Merg
             return Err(MergeError::OutputIsAPart { dir: out.to_owned() });
         }
     }
-    let mut parts: Vec<Opened> = dirs.iter().map(|dir| Opened::open(dir)).collect::<Result<_, _>>()?;
+    // Opened on every core: each a pass over its part.json.
+    let opened: Vec<Result<Opened, MergeError>> = dirs.par_iter().map(|dir| Opened::open(dir)).collect();
+    let mut parts: Vec<Opened> = opened.into_iter().collect::<Result<_, _>>()?;
     let (first, missing) = check(&parts, partial)?;
     // Part 1's words, whatever order the parts were given in.
     let protections = parts
@@ -498,6 +589,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Merg
     let is_partial = class.iter().enumerate().any(|(i, name)| {
         by_part.get(&deal.part_of(i, name)).is_none_or(|&n| parts[n].not_graded.contains(name))
     });
+    parts.iter_mut().for_each(Opened::start);
     let held_reports = fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
     let fresh = is_partial && held_reports;
     let written =
@@ -523,32 +615,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Merg
             let next = part.peek()?.map(|r| r.submission.clone());
             match next {
                 Some(got) if got == *name => {
-                    let Some(r) = part.pending.take() else { continue };
+                    let Some((r, element)) = part.pending.take() else { continue };
                     if part.not_graded.contains(name) {
                         return Err(both(part, name));
                     }
-                    let results_path = part.dir.join("results.json");
-                    let element = formats::json_element(&r).map_err(|source| written(source, &dir))?;
-                    part.results
-                        .as_mut()
-                        .map_or(Ok(()), |check| check.push(&element))
-                        .map_err(|_| MergeError::Results { path: results_path })?;
                     writing.push(&r, &element).map_err(|source| written(source, &dir))?;
                     graded[i] = true;
                 }
                 _ if part.not_graded.contains(name) => not_graded.push(name.clone()),
                 Some(got) => return Err(misplaced(part, &got, Some(name), &index, &graded)),
-                None => {
-                    part.end()?;
-                    return Err(misplaced(part, name, Some(name), &index, &graded));
-                }
+                // Its results.json was found to end there too.
+                None => return Err(misplaced(part, name, Some(name), &index, &graded)),
             }
         }
         for part in &mut parts {
             if let Some(got) = part.peek()?.map(|r| r.submission.clone()) {
                 return Err(misplaced(part, &got, None, &index, &graded));
             }
-            part.end()?;
         }
         Ok((writing, not_graded))
     })();
