@@ -35,6 +35,14 @@ impl<W: Write> CsvTable<W> {
     pub fn finish(mut self) -> io::Result<()> {
         self.writer.flush()
     }
+
+    /// Writes out what is buffered, and gives back the output.
+    ///
+    /// # Errors
+    /// When what is buffered cannot be written.
+    pub fn into_inner(self) -> io::Result<W> {
+        self.writer.into_inner().map_err(csv::IntoInnerError::into_error)
+    }
 }
 
 /// A field a spreadsheet would take for a formula (`=HYPERLINK(…)` as a

@@ -254,6 +254,11 @@ fn neutral(text: &str, lines: bool) -> Cow<'_, str> {
 /// paragraph separator, or a filler that draws as nothing.
 fn hidden(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    // ASCII's only hidden characters are its controls (it has no format
+    // characters, separators or fillers): answered without the table.
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
     matches!(
         c.general_category(),
         GeneralCategory::Control
@@ -268,6 +273,10 @@ fn hidden(c: char) -> bool {
 /// `#\u{fe0f}#[` must not be read as `##[`.
 fn ignorable(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    // ASCII has no marks.
+    if c.is_ascii() {
+        return false;
+    }
     matches!(c.general_category(), GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark)
 }
 
@@ -287,6 +296,25 @@ fn workflow_after_hash(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_is_answered_as_the_table_answers_it() {
+        use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+        for c in (0u8..128).map(char::from) {
+            let category = c.general_category();
+            let hidden_by_table = matches!(
+                category,
+                GeneralCategory::Control
+                    | GeneralCategory::Format
+                    | GeneralCategory::LineSeparator
+                    | GeneralCategory::ParagraphSeparator
+            );
+            assert_eq!(hidden(c), hidden_by_table, "{c:?}");
+            let ignorable_by_table =
+                matches!(category, GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark);
+            assert_eq!(ignorable(c), ignorable_by_table, "{c:?}");
+        }
+    }
 
     #[test]
     fn a_cut_never_lands_inside_a_character() {

@@ -336,11 +336,76 @@ impl Event<'_> {
     ///
     /// # Errors
     /// The first game whose record is not trusted, with why.
-    pub fn read_back(&self, dir: &Path) -> Result<(Vec<GameResult>, Vec<u64>), (u64, String)> {
-        let mut results = Vec::with_capacity(self.fixtures.len());
+    pub fn read_back(&self, dir: &Path) -> ReadBack {
+        let judged = self.fixtures.iter().map(|fixture| self.resume(dir, fixture)).collect();
+        Self::trusted(&self.fixtures, judged)
+    }
+
+    /// [`Event::read_back`] of records not yet in `dir`: each game's record
+    /// and seal read from the directory `from` gives for its number (none:
+    /// the game is absent), written into `dir` as they are, and judged
+    /// from the bytes read, as [`Event::read_back`] would judge them read
+    /// from `dir` again; the games read and written on every core at once.
+    ///
+    /// # Errors
+    /// A record or seal that cannot be read or written; then the first game
+    /// whose record is not trusted, with why.
+    pub fn copy_back(
+        &self,
+        dir: &Path,
+        from: &(dyn Fn(u64) -> Option<PathBuf> + Sync),
+    ) -> Result<ReadBack, EventError> {
+        use rayon::prelude::*;
+        let judged: Vec<Result<Resumed, EventError>> = self
+            .fixtures
+            .par_iter()
+            .map(|fixture| {
+                let Some(part) = from(fixture.number) else {
+                    return self.judge(dir, fixture, Found::Absent, Found::Absent);
+                };
+                let relative = self.record_path(fixture.number);
+                let sealed = seal::seal_path(&relative);
+                let mut found = Vec::with_capacity(2);
+                for relative in [&relative, &sealed] {
+                    let read = read_bounded(&part.join(relative))?;
+                    // Regular files only: a link is not followed, a pipe
+                    // not waited on (the game then has no record here).
+                    if let Found::Bytes(bytes) = &read {
+                        let to = dir.join(relative);
+                        std::fs::write(&to, bytes)
+                            .map_err(|source| EventError::Write { path: to, source })?;
+                    }
+                    found.push(read);
+                }
+                let seal = found.pop().unwrap_or(Found::Absent);
+                let record = found.pop().unwrap_or(Found::Absent);
+                // As read back from `dir`: what was not copied is absent.
+                let copied = |f: Found| if let Found::Bytes(_) = f { f } else { Found::Absent };
+                let record = copied(record);
+                let seal = if let Found::Bytes(_) = record { copied(seal) } else { Found::Absent };
+                self.judge(dir, fixture, record, seal)
+            })
+            .collect();
+        // A failure to copy first, as when every record was copied before
+        // any was read back.
+        let mut judged = judged;
+        if let Some(at) =
+            judged.iter().position(|j| matches!(j, Err(EventError::Read { .. } | EventError::Write { .. })))
+            && let Err(error) = judged.swap_remove(at)
+        {
+            return Err(error);
+        }
+        Ok(Self::trusted(&self.fixtures, judged))
+    }
+
+    /// The games of `fixtures` judged (`judged`, one for each), in order:
+    /// those trusted, and the numbers of those absent; or the first not
+    /// trusted, with why.
+    fn trusted(fixtures: &[Fixture], judged: Vec<Result<Resumed, EventError>>) -> ReadBack {
+        let mut results = Vec::with_capacity(fixtures.len());
         let mut absent = Vec::new();
-        for fixture in &self.fixtures {
-            match self.resume(dir, fixture) {
+        for (fixture, judged) in fixtures.iter().zip(judged) {
+            match judged {
                 Ok(Resumed::Trusted(result)) => results.push(result),
                 Ok(Resumed::Absent) => absent.push(fixture.number),
                 Ok(Resumed::Distrusted { why, .. }) => {
@@ -459,16 +524,34 @@ impl Event<'_> {
     /// [`Resumed::Distrusted`]), and its engines' moves what they play
     /// again.
     fn resume(&self, dir: &Path, fixture: &Fixture) -> Result<Resumed, EventError> {
+        let path = dir.join(self.record_path(fixture.number));
+        let record = read_bounded(&path)?;
+        if let Found::Bytes(_) = record {
+            let seal = read_bounded(&seal::seal_path(&path))?;
+            return self.judge(dir, fixture, record, seal);
+        }
+        self.judge(dir, fixture, record, Found::Absent)
+    }
+
+    /// [`Event::resume`] of the record and seal read from `dir` (only the
+    /// record's path in `dir` is used, for what is said).
+    fn judge(
+        &self,
+        dir: &Path,
+        fixture: &Fixture,
+        record: Found,
+        seal: Found,
+    ) -> Result<Resumed, EventError> {
         let relative = self.record_path(fixture.number);
         let path = dir.join(&relative);
         let distrusted = |why: Distrust| Ok(Resumed::Distrusted { path: path.clone(), why });
-        let bytes = match read_bounded(&path)? {
+        let bytes = match record {
             Found::Absent => return Ok(Resumed::Absent),
             Found::NotAFile => return distrusted(Distrust::NotAFile),
             Found::Bytes(bytes) => bytes,
         };
         let sealed = seal::seal_path(&path);
-        let Found::Bytes(seal) = read_bounded(&sealed)? else {
+        let Found::Bytes(seal) = seal else {
             return distrusted(Distrust::Unsealed(sealed));
         };
         if !self.key.verifies(&self.settings(), &bytes, &String::from_utf8_lossy(&seal)) {
@@ -499,6 +582,11 @@ impl Event<'_> {
         }))
     }
 }
+
+/// The games of an event read back from their records ([`Event::read_back`]):
+/// those trusted and the numbers of those absent; or the first game whose
+/// record is not trusted, and why.
+pub type ReadBack = Result<(Vec<GameResult>, Vec<u64>), (u64, String)>;
 
 /// A record read back, or not.
 enum Resumed {

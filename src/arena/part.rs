@@ -15,11 +15,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::event::{Event, EventError, Found, read_bounded};
+use super::event::{Event, EventError};
 use super::game_clock::Clock;
 use super::result::GameResult;
 use super::schedule::Fixture;
-use super::seal::{self, RecordKey};
+use super::seal::RecordKey;
 use super::standings::Standings;
 use crate::board::{Geometry, Square, WinRule};
 use crate::game::Move;
@@ -402,32 +402,28 @@ pub fn merge(
     let staging = output::StagedDir::new(out, "merge").map_err(output)?;
     let games = staging.path().join("games");
     std::fs::create_dir(&games).map_err(|source| EventError::Write { path: games.clone(), source })?;
+    // Each game's part, found once from its number (as `holds_game` does).
+    let by_part: BTreeMap<u32, &Part> = parts.iter().map(|part| (part.partition.part, part)).collect();
+    let owner_of = |number: u64| -> Option<&Part> {
+        let deal = parts.first()?.partition;
+        let index = usize::try_from(number.saturating_sub(1)).unwrap_or(usize::MAX);
+        by_part.get(&deal.part_of(index, &number.to_string())).copied()
+    };
     let mut stderr = BTreeMap::new();
     let mut owner = BTreeMap::new();
-    for Part { dir, partition, file } in parts {
-        for fixture in &event.fixtures {
-            if !partition.holds_game(fixture.number) {
-                continue;
-            }
+    for fixture in &event.fixtures {
+        if let Some(Part { dir, file, .. }) = owner_of(fixture.number) {
             owner.insert(fixture.number, dir.clone());
-            let record = event.record_path(fixture.number);
-            // Regular files only: a link is not followed, a pipe not
-            // waited on (the game then has no record, and is named).
-            for relative in [record.clone(), seal::seal_path(&record)] {
-                if let Found::Bytes(bytes) = read_bounded(&dir.join(&relative))? {
-                    let to = staging.path().join(&relative);
-                    std::fs::write(&to, bytes).map_err(|source| EventError::Write { path: to, source })?;
-                }
-            }
             if let Some(said) = file.stderr.get(&fixture.number) {
                 stderr.insert(fixture.number, said.clone());
             }
         }
     }
-    let (read, absent) = event.read_back(staging.path()).map_err(|(number, why)| MergeError::Game {
-        dir: owner.get(&number).cloned().unwrap_or_default(),
-        number,
-        why,
+    // Every record and seal copied from the part that played it and read
+    // back from the bytes copied, on every core.
+    let from = |number: u64| owner.get(&number).cloned();
+    let (read, absent) = event.copy_back(staging.path(), &from)?.map_err(|(number, why)| {
+        MergeError::Game { dir: owner.get(&number).cloned().unwrap_or_default(), number, why }
     })?;
     if !absent.is_empty() && !partial {
         let mut by_part: Vec<(PathBuf, Vec<u64>)> = Vec::new();

@@ -74,28 +74,31 @@ pub(super) fn run(args: &MergeArgs) -> Result<u8, CliError> {
     if args.parts.iter().any(|dir| dir.join(part::PART_FILE).exists()) {
         return run_event(args);
     }
-    let merged = merge::merge(&args.parts, &args.report, args.allow_partial).map_err(CliError::Merge)?;
-    merged.write(&args.report).map_err(CliError::report)?;
-    let graded = &merged.graded;
-    let class = graded.results.len() + graded.not_graded.len();
+    let merged =
+        merge::merge(&args.parts, &args.report, args.allow_partial).map_err(|error| match error {
+            merge::MergeError::Write(error) => CliError::report(error),
+            error => CliError::Merge(error),
+        })?;
+    let (rows, not_graded) = (&merged.rows, &merged.not_graded);
+    let class = rows.len() + not_graded.len();
     let mut stdout = io::stdout().lock();
-    report::table_in_colour(&graded.results, args.colour.stdout(), &mut stdout)
+    report::formats::rows_table(rows, args.colour.stdout(), &mut stdout)
         .and_then(|()| {
-            if graded.not_graded.is_empty() {
+            if not_graded.is_empty() {
                 return Ok(());
             }
-            writeln!(stdout, "partial: {} of {class} submissions graded", graded.results.len())
+            writeln!(stdout, "partial: {} of {class} submissions graded", rows.len())
         })
         .and_then(|()| stdout.flush())
         .map_err(|source| CliError::report(report::ReportError { path: None, source }))?;
     let mut stderr = io::stderr().lock();
-    if !graded.not_graded.is_empty() {
-        let names: Vec<String> = graded.not_graded.iter().map(|n| inert(n).into_owned()).collect();
+    if !not_graded.is_empty() {
+        let names: Vec<String> = not_graded.iter().map(|n| inert(n).into_owned()).collect();
         let parts: Vec<String> = merged.missing_parts.iter().map(u32::to_string).collect();
         let _ = writeln!(
             stderr,
             "ttt-referee: merge: partial: {} of {class} submissions graded{}; not graded: {}",
-            graded.results.len(),
+            rows.len(),
             if parts.is_empty() {
                 String::new()
             } else {
@@ -114,9 +117,9 @@ pub(super) fn run(args: &MergeArgs) -> Result<u8, CliError> {
         stderr,
         "ttt-referee: merged {}parts: {} submissions",
         if given == merged.parts { format!("{given} ") } else { format!("{given} of {} ", merged.parts) },
-        graded.results.len()
+        rows.len()
     );
-    Ok(if merged.graded.all_passed() { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
+    Ok(if merged.all_passed { EXIT_SUCCESS } else { EXIT_DIFFERENCES })
 }
 
 /// Merges the parts of a split match or tournament (`--partition`, each

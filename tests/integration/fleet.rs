@@ -389,6 +389,39 @@ fn an_interrupted_or_tampered_part_is_refused() {
     assert!(stderr.contains("corrupt: it is not the results.json"), "{stderr}");
 }
 
+/// A part whose `part.json` says a submission was not graded and holds its
+/// result too is refused (its reports' `partial` would say otherwise than
+/// the merge's), even with --allow-partial, and nothing is written.
+#[test]
+fn a_part_that_both_graded_and_did_not_grade_a_submission_is_refused() {
+    use ttt_referee::grade::report::part::PartRecord;
+    use ttt_referee::grade::result::SubmissionResult;
+    let parts = three();
+    let both = copied(&parts[1], "both", |dir| {
+        let mut record: PartRecord =
+            serde_json::from_slice(&fs::read(dir.join("part.json")).unwrap()).unwrap();
+        record.not_graded = vec!["ivy-crash".to_owned()];
+        let mut text = serde_json::to_vec(&record).unwrap();
+        text.push(b'\n');
+        fs::write(dir.join("part.json"), text).unwrap();
+        let results: Vec<SubmissionResult> = record.results.into_iter().map(SubmissionResult::from).collect();
+        let mut json = Vec::new();
+        ttt_referee::grade::report::json(&results, &record.limits, record.seed, true, &mut json).unwrap();
+        fs::write(dir.join("results.json"), json).unwrap();
+    });
+    let out = dir().join("bad/never-written");
+    let (status, stdout, stderr) = merge_partial(&[parts[0].clone(), both.clone(), parts[2].clone()], &out);
+    assert_eq!((status, stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "ttt-referee: merge: {}: corrupt: `ivy-crash` is both among its results and among those not graded\n",
+            both.join("part.json").display()
+        )
+    );
+    assert!(!out.exists(), "a refused merge wrote {}", out.display());
+}
+
 #[test]
 fn the_output_may_not_be_a_part() {
     let parts = three();

@@ -144,7 +144,7 @@ impl Sink for ReportDir {
 
 /// A directory beside `dir` made now, so no other grading's: `DIR.partial`,
 /// or the first of `DIR.partial-2`, `DIR.partial-3`, ... not yet taken.
-fn fresh_dir(dir: &Path) -> io::Result<PathBuf> {
+pub(super) fn fresh_dir(dir: &Path) -> io::Result<PathBuf> {
     let name = dir.file_name().map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
     let mut last = None;
     for n in 1..=1000 {

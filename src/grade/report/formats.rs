@@ -63,11 +63,61 @@ fn verdict_style(verdict: Verdict) -> anstyle::Style {
     colour.on_default()
 }
 
+/// What the terminal's table and the page's overview show of a submission:
+/// kept for every submission while a merge streams the rest of its result.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Its name, as given (made inert where shown).
+    pub submission: String,
+    /// Its language.
+    pub language: String,
+    /// Its score.
+    pub score: f64,
+    /// How many tests it has.
+    pub tests: usize,
+    /// How many tests had each verdict, in [`Verdict::ALL`]'s order.
+    pub counts: [usize; 8],
+    /// The tests that did not pass, as the table names them.
+    pub failed: String,
+}
+
+impl Row {
+    /// `r`'s row.
+    #[must_use]
+    pub fn of(r: &SubmissionResult) -> Row {
+        Row {
+            submission: r.submission.clone(),
+            language: r.language.clone(),
+            score: r.score,
+            tests: r.tests.len(),
+            counts: Verdict::ALL.map(|v| r.count(v)),
+            failed: failed_tests(r),
+        }
+    }
+
+    /// How many tests had `verdict`.
+    fn count(&self, verdict: Verdict) -> usize {
+        Verdict::ALL.iter().position(|&v| v == verdict).map_or(0, |i| self.counts[i])
+    }
+
+    /// Whether every test passed.
+    #[must_use]
+    pub fn all_passed(&self) -> bool {
+        self.count(Verdict::Pass) == self.tests
+    }
+}
+
 /// [`table`], each verdict count above 0 in its colour ([`verdict_style`])
 /// when `colour`: for a terminal that asked for it (`--color`).
 pub fn table_in_colour(results: &[SubmissionResult], colour: bool, out: &mut impl Write) -> io::Result<()> {
-    let widest = |header: &str, text: &dyn Fn(&SubmissionResult) -> &str| {
-        results.iter().map(|r| inert(text(r)).chars().count()).max().unwrap_or(0).max(header.len())
+    let rows: Vec<Row> = results.iter().map(Row::of).collect();
+    rows_table(&rows, colour, out)
+}
+
+/// [`table_in_colour`] from the submissions' [`Row`]s.
+pub fn rows_table(rows: &[Row], colour: bool, out: &mut impl Write) -> io::Result<()> {
+    let widest = |header: &str, text: &dyn Fn(&Row) -> &str| {
+        rows.iter().map(|r| inert(text(r)).chars().count()).max().unwrap_or(0).max(header.len())
     };
     let width = widest("submission", &|r| &r.submission);
     let lang = widest("language", &|r| &r.language);
@@ -76,14 +126,14 @@ pub fn table_in_colour(results: &[SubmissionResult], colour: bool, out: &mut imp
         write!(out, "  {}", verdict.name())?;
     }
     writeln!(out, "  failed")?;
-    for r in results {
+    for r in rows {
         write!(
             out,
             "{:<width$}  {:<lang$}  {:>6}  {:>5}",
             inert(&r.submission),
             inert(&r.language),
             score(r.score),
-            r.tests.len()
+            r.tests
         )?;
         for verdict in Verdict::ALL {
             let (count, w) = (r.count(verdict), verdict.name().len());
@@ -94,11 +144,10 @@ pub fn table_in_colour(results: &[SubmissionResult], colour: bool, out: &mut imp
                 write!(out, "  {count:>w$}")?;
             }
         }
-        let failed = failed_tests(r);
-        if failed.is_empty() {
+        if r.failed.is_empty() {
             writeln!(out)?;
         } else {
-            writeln!(out, "  {failed}")?;
+            writeln!(out, "  {}", r.failed)?;
         }
     }
     Ok(())
@@ -107,15 +156,26 @@ pub fn table_in_colour(results: &[SubmissionResult], colour: bool, out: &mut imp
 /// `grades.csv`: `submission,language,score,tests,passed`, then a column per test
 /// holding its verdict — the shape a gradebook import wants.
 pub fn csv(results: &[SubmissionResult], tests: &[String], out: &mut impl Write) -> io::Result<()> {
+    let mut table = csv_head(tests, out)?;
+    for r in results {
+        csv_row(&mut table, r)?;
+    }
+    table.finish()
+}
+
+/// [`csv`]'s header row, the table to write its rows into.
+pub fn csv_head<W: Write>(tests: &[String], out: W) -> io::Result<CsvTable<W>> {
     let mut table = CsvTable::new(out);
     let header = ["submission", "language", "score", "tests", "passed"].map(String::from);
     table.row(header.into_iter().chain(tests.iter().cloned()))?;
-    for r in results {
-        let counts = [score(r.score), r.tests.len().to_string(), r.count(Verdict::Pass).to_string()];
-        let verdicts = r.tests.iter().map(|t| t.verdict.name().to_owned());
-        table.row([r.submission.clone(), r.language.clone()].into_iter().chain(counts).chain(verdicts))?;
-    }
-    table.finish()
+    Ok(table)
+}
+
+/// [`csv`]'s row of `r`.
+pub fn csv_row<W: Write>(table: &mut CsvTable<W>, r: &SubmissionResult) -> io::Result<()> {
+    let counts = [score(r.score), r.tests.len().to_string(), r.count(Verdict::Pass).to_string()];
+    let verdicts = r.tests.iter().map(|t| t.verdict.name().to_owned());
+    table.row([r.submission.clone(), r.language.clone()].into_iter().chain(counts).chain(verdicts))
 }
 
 /// `results.json`: every submission and test (FORMAT.md has the schema);
@@ -128,98 +188,255 @@ pub fn json(
     partial: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct Document<'a> {
-        version: u32,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        partial: bool,
-        limits: LimitsShown,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        seed: Option<u64>,
-        submissions: &'a [SubmissionResult],
+    let mut stream = JsonStream::begin(limits, seed, partial, out)?;
+    for r in results {
+        stream.push(&json_element(r)?)?;
     }
-    #[derive(Serialize)]
-    struct LimitsShown {
-        wall_seconds: f64,
-        cpu_seconds: f64,
-        memory_mb: u64,
-        output_mb: u64,
-        processes: u64,
-    }
-    let document = Document {
-        version: 1,
-        partial,
-        limits: LimitsShown {
-            wall_seconds: limits.wall.as_secs_f64(),
-            cpu_seconds: limits.cpu.as_secs_f64(),
-            memory_mb: limits.memory >> 20,
-            output_mb: limits.output >> 20,
-            processes: limits.processes,
-        },
-        seed,
-        submissions: results,
-    };
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)
+    stream.finish().map(drop)
 }
+
+/// [`json`] written a submission at a time: the document's head, each
+/// submission as [`json_element`] gives it ([`JsonStream::push`]), then its
+/// end ([`JsonStream::finish`]) — the same bytes as serde's pretty printer
+/// writes for the whole document.
+pub struct JsonStream<W: Write> {
+    out: W,
+    /// Submissions written so far.
+    written: usize,
+}
+
+impl<W: Write> JsonStream<W> {
+    /// Writes the document's head into `out`.
+    ///
+    /// # Errors
+    /// When `out` cannot be written.
+    pub fn begin(
+        limits: &crate::outcome::Limits,
+        seed: Option<u64>,
+        partial: bool,
+        mut out: W,
+    ) -> io::Result<JsonStream<W>> {
+        #[derive(Serialize)]
+        struct Document<'a> {
+            version: u32,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            partial: bool,
+            limits: LimitsShown,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            seed: Option<u64>,
+            submissions: &'a [SubmissionResult],
+        }
+        #[derive(Serialize)]
+        struct LimitsShown {
+            wall_seconds: f64,
+            cpu_seconds: f64,
+            memory_mb: u64,
+            output_mb: u64,
+            processes: u64,
+        }
+        let document = Document {
+            version: 1,
+            partial,
+            limits: LimitsShown {
+                wall_seconds: limits.wall.as_secs_f64(),
+                cpu_seconds: limits.cpu.as_secs_f64(),
+                memory_mb: limits.memory >> 20,
+                output_mb: limits.output >> 20,
+                processes: limits.processes,
+            },
+            seed,
+            submissions: &[],
+        };
+        let mut head = serde_json::to_vec_pretty(&document)?;
+        // Its empty list of submissions and the document's end, `[]\n}`,
+        // are written by `finish`.
+        head.truncate(head.len().saturating_sub(b"[]\n}".len()));
+        out.write_all(&head)?;
+        Ok(JsonStream { out, written: 0 })
+    }
+
+    /// Writes one submission, `element` as [`json_element`] made it.
+    ///
+    /// # Errors
+    /// When `out` cannot be written.
+    pub fn push(&mut self, element: &[u8]) -> io::Result<()> {
+        self.out.write_all(if self.written == 0 { b"[\n    " } else { b",\n    " })?;
+        self.written += 1;
+        self.out.write_all(element)
+    }
+
+    /// Ends the document, and gives back the output.
+    ///
+    /// # Errors
+    /// When `out` cannot be written.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(if self.written == 0 { b"[]\n}\n" } else { b"\n  ]\n}\n" })?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// `r` as [`json`] writes it among the submissions, indented as it is
+/// there (serde's pretty printer writes a string's line breaks escaped,
+/// so every line break it writes starts a line to indent).
+///
+/// # Errors
+/// When `r` cannot be serialized.
+pub fn json_element(r: &SubmissionResult) -> io::Result<Vec<u8>> {
+    let alone = serde_json::to_vec_pretty(r)?;
+    let lines = memchr::memchr_iter(b'\n', &alone).count();
+    let mut element = Vec::with_capacity(alone.len() + 4 * lines);
+    for piece in alone.split_inclusive(|&b| b == b'\n') {
+        element.extend_from_slice(piece);
+        if piece.ends_with(b"\n") {
+            element.extend_from_slice(b"    ");
+        }
+    }
+    Ok(element)
+}
+
+/// The name of `junit.xml`'s report.
+const JUNIT_NAME: &str = "ttt-referee grade";
 
 /// `junit.xml`: a suite per submission, a test case per test
 /// (`classname` the submission, `name` the test); failures carry the
 /// verdict and the first difference. Every text is made inert ([`inert`],
 /// [`inert_lines`]): CI shows these messages in its logs.
+///
+/// Written a suite at a time: its head (with the totals, [`JunitTotals`]),
+/// each suite ([`junit_suite_text`]), its end ([`junit_tail`]).
 pub fn junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
-    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    let mut report = Report::new("ttt-referee grade");
-    for r in results {
-        let submission = inert(&r.submission);
-        let mut suite = TestSuite::new(submission.as_ref());
-        for t in &r.tests {
-            let status = if t.verdict == Verdict::Pass {
-                TestCaseStatus::success()
-            } else {
-                let kind =
-                    if t.verdict == Verdict::Wrong { NonSuccessKind::Failure } else { NonSuccessKind::Error };
-                let mut status = TestCaseStatus::non_success(kind);
-                status.set_type(t.verdict.name());
-                let mut message = format!("{}: {}", t.verdict, inert(&t.detail));
-                let mut description = t
-                    .first_difference
-                    .as_ref()
-                    .map(|d| inert_lines(&d.to_string()).into_owned())
-                    .unwrap_or_default();
-                if let Some(warnings) = t.warnings() {
-                    description.push_str(&inert_lines(warnings));
-                }
-                if let Some(s) = &t.smallest_failing_input {
-                    let _ = write!(message, "; {}: {}", s.heading(), inert(&s.in_one_line()));
-                    // The XML text keeps no tabs: a tab between a move's fields becomes a space.
-                    let _ = write!(
-                        description,
-                        "\n\n{}:\n{}",
-                        s.heading(),
-                        inert_lines(&s.input.replace('\t', " "))
-                    );
-                    if let Some(d) = &s.first_difference {
-                        let _ = write!(description, "on it:\n{}", inert_lines(&d.to_string()));
-                    }
-                }
-                status.set_message(message);
-                if !description.is_empty() {
-                    status.set_description(description.trim_start());
-                }
-                status
-            };
-            let mut case = TestCase::new(inert(&t.test).as_ref(), status);
-            case.set_classname(submission.as_ref());
-            case.set_time(Duration::from_secs_f64(t.wall));
-            suite.add_test_case(case);
-        }
-        if let Some(log) = &r.build_log {
-            suite.set_system_out(inert_lines(log).as_ref());
-        }
-        report.add_test_suite(suite);
+    if results.is_empty() {
+        return quick_junit::Report::new(JUNIT_NAME).serialize(&mut *out).map_err(io::Error::other);
     }
-    report.serialize(&mut *out).map_err(io::Error::other)
+    let mut totals = JunitTotals::default();
+    for r in results {
+        totals.add(r);
+    }
+    junit_head(&totals, out)?;
+    for r in results {
+        out.write_all(&junit_suite_text(r)?)?;
+    }
+    junit_tail(out)
+}
+
+/// What `junit.xml`'s head counts of every suite.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JunitTotals {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+}
+
+impl JunitTotals {
+    /// Counts `r`'s tests: a wrong answer a failure, any other verdict
+    /// but a pass an error (as [`junit_suite`] makes them).
+    pub fn add(&mut self, r: &SubmissionResult) {
+        self.tests += r.tests.len();
+        self.failures += r.count(Verdict::Wrong);
+        self.errors +=
+            r.tests.iter().filter(|t| !matches!(t.verdict, Verdict::Pass | Verdict::Wrong)).count();
+    }
+}
+
+/// Where `junit.xml`'s report element's start tag ends in `whole`.
+fn junit_head_end(whole: &[u8]) -> io::Result<usize> {
+    let tag = whole.windows(b"<testsuites".len()).position(|w| w == b"<testsuites");
+    tag.and_then(|at| whole[at..].iter().position(|&b| b == b'>').map(|end| at + end + 1))
+        .ok_or_else(|| io::Error::other("junit.xml: no <testsuites> element"))
+}
+
+/// `junit.xml`'s end, after the last suite.
+const JUNIT_TAIL: &[u8] = b"\n</testsuites>\n";
+
+/// Writes `junit.xml`'s head, up to its first suite, counting `totals`.
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn junit_head(totals: &JunitTotals, out: &mut impl Write) -> io::Result<()> {
+    let mut report = quick_junit::Report::new(JUNIT_NAME);
+    report.tests = totals.tests;
+    report.failures = totals.failures;
+    report.errors = totals.errors;
+    let mut whole = Vec::new();
+    report.serialize(&mut whole).map_err(io::Error::other)?;
+    out.write_all(&whole[..junit_head_end(&whole)?])
+}
+
+/// Writes `junit.xml`'s end, after its last suite.
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn junit_tail(out: &mut impl Write) -> io::Result<()> {
+    out.write_all(JUNIT_TAIL)
+}
+
+/// `r`'s suite as `junit.xml` has it among the others.
+///
+/// # Errors
+/// When it cannot be serialized.
+pub fn junit_suite_text(r: &SubmissionResult) -> io::Result<Vec<u8>> {
+    let mut report = quick_junit::Report::new(JUNIT_NAME);
+    report.add_test_suite(junit_suite(r));
+    let mut whole = Vec::new();
+    report.serialize(&mut whole).map_err(io::Error::other)?;
+    let start = junit_head_end(&whole)?;
+    let end = whole
+        .ends_with(JUNIT_TAIL)
+        .then(|| whole.len() - JUNIT_TAIL.len())
+        .filter(|&end| end >= start)
+        .ok_or_else(|| io::Error::other("junit.xml: a suite not followed by the report's end"))?;
+    whole.truncate(end);
+    whole.drain(..start);
+    Ok(whole)
+}
+
+/// `r`'s suite of `junit.xml`.
+fn junit_suite(r: &SubmissionResult) -> quick_junit::TestSuite {
+    use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+    let submission = inert(&r.submission);
+    let mut suite = TestSuite::new(submission.as_ref());
+    for t in &r.tests {
+        let status = if t.verdict == Verdict::Pass {
+            TestCaseStatus::success()
+        } else {
+            let kind =
+                if t.verdict == Verdict::Wrong { NonSuccessKind::Failure } else { NonSuccessKind::Error };
+            let mut status = TestCaseStatus::non_success(kind);
+            status.set_type(t.verdict.name());
+            let mut message = format!("{}: {}", t.verdict, inert(&t.detail));
+            let mut description = t
+                .first_difference
+                .as_ref()
+                .map(|d| inert_lines(&d.to_string()).into_owned())
+                .unwrap_or_default();
+            if let Some(warnings) = t.warnings() {
+                description.push_str(&inert_lines(warnings));
+            }
+            if let Some(s) = &t.smallest_failing_input {
+                let _ = write!(message, "; {}: {}", s.heading(), inert(&s.in_one_line()));
+                // The XML text keeps no tabs: a tab between a move's fields becomes a space.
+                let _ =
+                    write!(description, "\n\n{}:\n{}", s.heading(), inert_lines(&s.input.replace('\t', " ")));
+                if let Some(d) = &s.first_difference {
+                    let _ = write!(description, "on it:\n{}", inert_lines(&d.to_string()));
+                }
+            }
+            status.set_message(message);
+            if !description.is_empty() {
+                status.set_description(description.trim_start());
+            }
+            status
+        };
+        let mut case = TestCase::new(inert(&t.test).as_ref(), status);
+        case.set_classname(submission.as_ref());
+        case.set_time(Duration::from_secs_f64(t.wall));
+        suite.add_test_case(case);
+    }
+    if let Some(log) = &r.build_log {
+        suite.set_system_out(inert_lines(log).as_ref());
+    }
+    suite
 }
 
 /// The colour of a verdict on the page.
@@ -309,6 +526,10 @@ fn side_by_side(expected: &str, actual: &str, unmatched: &Unmatched) -> Markup {
 ///
 /// `not_graded` names the submissions a stopped grading never finished: the
 /// page then opens with a banner saying it is partial.
+///
+/// Written a piece at a time: its head with the overview ([`html_head`],
+/// from the submissions' [`Row`]s), each submission's section
+/// ([`html_section`]), its end ([`html_tail`]).
 pub fn html_page(
     results: &[SubmissionResult],
     protections: &str,
@@ -317,61 +538,100 @@ pub fn html_page(
     games: &GameFiles,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let page = html! {
+    let rows: Vec<Row> = results.iter().map(Row::of).collect();
+    html_head(&rows, protections, seed, not_graded, out)?;
+    for (index, r) in results.iter().enumerate() {
+        html_section(index, r, games, out)?;
+    }
+    html_tail(out)
+}
+
+/// [`html_page`]'s head: up to the first submission's section.
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn html_head(
+    rows: &[Row],
+    protections: &str,
+    seed: Option<u64>,
+    not_graded: &[String],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let head = html! {
         (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { "Grades — ttt-referee" }
-                style { (PreEscaped(STYLE)) (PreEscaped(games::STYLE)) }
-            }
-            body {
-                h1 { "Grades" }
-                @if !not_graded.is_empty() {
-                    p.partial role="alert" {
-                        strong { "Partial: " } "the grading was interrupted; " (results.len()) " of "
-                        (results.len() + not_graded.len()) " submissions graded. Not graded: "
-                        (not_graded.iter().map(|n| inert(n).into_owned()).collect::<Vec<_>>().join(", ")) "."
-                    }
-                }
-                p { (results.len()) " submissions, "
-                    (results.first().map_or(0, |r| r.tests.len())) " tests each. Click a column to sort." }
-                @if let Some(seed) = seed {
-                    p { "The graded games, cases or generated tests came from seed " (seed)
-                        ": " code { "--seed " (seed) } " grades them again." }
-                }
-                table.sortable #overview {
-                    thead { tr {
-                        th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }
-                        @for v in Verdict::ALL { th.sort { (v.name()) } }
-                    } }
-                    tbody {
-                        @for r in results {
-                            tr {
-                                td data-key=(inert(&r.submission)) { a href={ "#s-" (anchor(&r.submission)) } { (inert(&r.submission)) } }
-                                td data-key=(inert(&r.language)) { (inert(&r.language)) }
-                                td.num data-key=(score(r.score)) { (score(r.score)) }
-                                td data-key=(score(r.score)) { div.bar {
-                                    @for v in Verdict::ALL {
-                                        @let n = r.count(v);
-                                        @if n > 0 {
-                                            span title={ (n) " " (v.name()) } style={ "flex:" (n) ";background:" (colour(v)) } {}
-                                        }
-                                    }
-                                } }
-                                @for v in Verdict::ALL { td.num data-key=(r.count(v)) { (r.count(v)) } }
-                            }
-                        }
-                    }
-                }
-                details { summary { "Protections in force during this run" } pre { (inert_lines(protections)) } }
-                @for (index, r) in results.iter().enumerate() { (submission_section(index, r, games)) }
-                script { (PreEscaped(games::STEP_SCRIPT)) (PreEscaped(SCRIPT)) }
+        (PreEscaped("<html lang=\"en\">"))
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { "Grades — ttt-referee" }
+            style { (PreEscaped(STYLE)) (PreEscaped(games::STYLE)) }
+        }
+        (PreEscaped("<body>"))
+        h1 { "Grades" }
+        @if !not_graded.is_empty() {
+            p.partial role="alert" {
+                strong { "Partial: " } "the grading was interrupted; " (rows.len()) " of "
+                (rows.len() + not_graded.len()) " submissions graded. Not graded: "
+                (not_graded.iter().map(|n| inert(n).into_owned()).collect::<Vec<_>>().join(", ")) "."
             }
         }
+        p { (rows.len()) " submissions, "
+            (rows.first().map_or(0, |r| r.tests)) " tests each. Click a column to sort." }
+        @if let Some(seed) = seed {
+            p { "The graded games, cases or generated tests came from seed " (seed)
+                ": " code { "--seed " (seed) } " grades them again." }
+        }
+        table.sortable #overview {
+            thead { tr {
+                th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }
+                @for v in Verdict::ALL { th.sort { (v.name()) } }
+            } }
+            tbody {
+                @for r in rows {
+                    tr {
+                        td data-key=(inert(&r.submission)) { a href={ "#s-" (anchor(&r.submission)) } { (inert(&r.submission)) } }
+                        td data-key=(inert(&r.language)) { (inert(&r.language)) }
+                        td.num data-key=(score(r.score)) { (score(r.score)) }
+                        td data-key=(score(r.score)) { div.bar {
+                            @for v in Verdict::ALL {
+                                @let n = r.count(v);
+                                @if n > 0 {
+                                    span title={ (n) " " (v.name()) } style={ "flex:" (n) ";background:" (colour(v)) } {}
+                                }
+                            }
+                        } }
+                        @for v in Verdict::ALL { td.num data-key=(r.count(v)) { (r.count(v)) } }
+                    }
+                }
+            }
+        }
+        details { summary { "Protections in force during this run" } pre { (inert_lines(protections)) } }
     };
-    out.write_all(page.into_string().as_bytes())
+    out.write_all(head.into_string().as_bytes())
+}
+
+/// [`html_page`]'s section of `r`, the `index`th submission (`games` has
+/// its failing games under that index).
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn html_section(
+    index: usize,
+    r: &SubmissionResult,
+    games: &GameFiles,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    out.write_all(submission_section(index, r, games).into_string().as_bytes())
+}
+
+/// [`html_page`]'s end, after the last submission's section.
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn html_tail(out: &mut impl Write) -> io::Result<()> {
+    let tail = html! { script { (PreEscaped(games::STEP_SCRIPT)) (PreEscaped(SCRIPT)) } };
+    out.write_all(tail.into_string().as_bytes())?;
+    out.write_all(b"</body></html>")
 }
 
 /// A submission's section of `report.html`: its tests, then each failing
@@ -465,6 +725,165 @@ mod tests {
             .map(|&(test, verdict)| TestResult::not_run(test, verdict, String::new()))
             .collect();
         SubmissionResult::graded(name.to_owned(), "C".to_owned(), None, tests)
+    }
+
+    // The whole-document writers as they were before they were streamed:
+    // the streamed pieces must make the same bytes.
+    fn reference_json(
+        results: &[SubmissionResult],
+        limits: &crate::outcome::Limits,
+        seed: Option<u64>,
+        partial: bool,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
+        #[derive(Serialize)]
+        struct Document<'a> {
+            version: u32,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            partial: bool,
+            limits: LimitsShown,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            seed: Option<u64>,
+            submissions: &'a [SubmissionResult],
+        }
+        #[derive(Serialize)]
+        struct LimitsShown {
+            wall_seconds: f64,
+            cpu_seconds: f64,
+            memory_mb: u64,
+            output_mb: u64,
+            processes: u64,
+        }
+        let document = Document {
+            version: 1,
+            partial,
+            limits: LimitsShown {
+                wall_seconds: limits.wall.as_secs_f64(),
+                cpu_seconds: limits.cpu.as_secs_f64(),
+                memory_mb: limits.memory >> 20,
+                output_mb: limits.output >> 20,
+                processes: limits.processes,
+            },
+            seed,
+            submissions: results,
+        };
+        serde_json::to_writer_pretty(&mut *out, &document)?;
+        writeln!(out)
+    }
+
+    fn reference_html_page(
+        results: &[SubmissionResult],
+        protections: &str,
+        seed: Option<u64>,
+        not_graded: &[String],
+        games: &GameFiles,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
+        let page = html! {
+            (DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    title { "Grades — ttt-referee" }
+                    style { (PreEscaped(STYLE)) (PreEscaped(games::STYLE)) }
+                }
+                body {
+                    h1 { "Grades" }
+                    @if !not_graded.is_empty() {
+                        p.partial role="alert" {
+                            strong { "Partial: " } "the grading was interrupted; " (results.len()) " of "
+                            (results.len() + not_graded.len()) " submissions graded. Not graded: "
+                            (not_graded.iter().map(|n| inert(n).into_owned()).collect::<Vec<_>>().join(", ")) "."
+                        }
+                    }
+                    p { (results.len()) " submissions, "
+                        (results.first().map_or(0, |r| r.tests.len())) " tests each. Click a column to sort." }
+                    @if let Some(seed) = seed {
+                        p { "The graded games, cases or generated tests came from seed " (seed)
+                            ": " code { "--seed " (seed) } " grades them again." }
+                    }
+                    table.sortable #overview {
+                        thead { tr {
+                            th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }
+                            @for v in Verdict::ALL { th.sort { (v.name()) } }
+                        } }
+                        tbody {
+                            @for r in results {
+                                tr {
+                                    td data-key=(inert(&r.submission)) { a href={ "#s-" (anchor(&r.submission)) } { (inert(&r.submission)) } }
+                                    td data-key=(inert(&r.language)) { (inert(&r.language)) }
+                                    td.num data-key=(score(r.score)) { (score(r.score)) }
+                                    td data-key=(score(r.score)) { div.bar {
+                                        @for v in Verdict::ALL {
+                                            @let n = r.count(v);
+                                            @if n > 0 {
+                                                span title={ (n) " " (v.name()) } style={ "flex:" (n) ";background:" (colour(v)) } {}
+                                            }
+                                        }
+                                    } }
+                                    @for v in Verdict::ALL { td.num data-key=(r.count(v)) { (r.count(v)) } }
+                                }
+                            }
+                        }
+                    }
+                    details { summary { "Protections in force during this run" } pre { (inert_lines(protections)) } }
+                    @for (index, r) in results.iter().enumerate() { (submission_section(index, r, games)) }
+                    script { (PreEscaped(games::STEP_SCRIPT)) (PreEscaped(SCRIPT)) }
+                }
+            }
+        };
+        out.write_all(page.into_string().as_bytes())
+    }
+
+    fn reference_junit(results: &[SubmissionResult], out: &mut impl Write) -> io::Result<()> {
+        let mut report = quick_junit::Report::new(JUNIT_NAME);
+        for r in results {
+            report.add_test_suite(junit_suite(r));
+        }
+        report.serialize(&mut *out).map_err(io::Error::other)
+    }
+
+    fn sample() -> Vec<SubmissionResult> {
+        let mut wrong =
+            TestResult::not_run("vs <perfect>", Verdict::Wrong, "lost & \"quoted\"\nline".to_owned());
+        wrong.expected = "1\n2\n".to_owned();
+        wrong.actual = "1\n3\n".to_owned();
+        wrong.stderr = "oops\u{1b}[2J".to_owned();
+        wrong.wall = 0.125;
+        let mut results = vec![
+            submission("ann", &[("vs-perfect", Verdict::Pass), ("vs-random", Verdict::Pass)]),
+            submission("bo \u{1b}", &[("a", Verdict::TimeLimit), ("b", Verdict::Crashed)]),
+            submission("cy", &[("a", Verdict::BuildFailed), ("b", Verdict::BuildFailed)]),
+        ];
+        results[1].tests.push(wrong);
+        results[2].build_log = Some("cc: error\n".to_owned());
+        results
+    }
+
+    #[test]
+    fn the_streamed_reports_are_the_whole_ones_byte_for_byte() {
+        let limits = crate::grade::TEST_LIMITS;
+        let games = GameFiles::default();
+        for results in [sample(), Vec::new(), sample()[..1].to_vec()] {
+            for (seed, partial, not_graded) in
+                [(None, false, vec![]), (Some(7), true, vec!["dee".to_owned()])]
+            {
+                let (mut whole, mut streamed) = (Vec::new(), Vec::new());
+                reference_json(&results, &limits, seed, partial, &mut whole).unwrap();
+                json(&results, &limits, seed, partial, &mut streamed).unwrap();
+                assert_eq!(String::from_utf8(streamed).unwrap(), String::from_utf8(whole).unwrap());
+                let (mut whole, mut streamed) = (Vec::new(), Vec::new());
+                reference_html_page(&results, "  in force  x <y>\n", seed, &not_graded, &games, &mut whole)
+                    .unwrap();
+                html_page(&results, "  in force  x <y>\n", seed, &not_graded, &games, &mut streamed).unwrap();
+                assert_eq!(String::from_utf8(streamed).unwrap(), String::from_utf8(whole).unwrap());
+            }
+            let (mut whole, mut streamed) = (Vec::new(), Vec::new());
+            reference_junit(&results, &mut whole).unwrap();
+            junit(&results, &mut streamed).unwrap();
+            assert_eq!(String::from_utf8(streamed).unwrap(), String::from_utf8(whole).unwrap());
+        }
     }
 
     #[test]

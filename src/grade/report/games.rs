@@ -39,6 +39,8 @@ const NAME_BYTES: usize = 100;
 #[derive(Debug, Default)]
 pub struct GameFiles {
     files: BTreeMap<(usize, usize), (PathBuf, String)>,
+    /// The submissions' directories named so far.
+    taken: BTreeSet<String>,
 }
 
 impl GameFiles {
@@ -46,27 +48,32 @@ impl GameFiles {
     /// test, in order) and their files.
     #[must_use]
     pub fn of(results: &[SubmissionResult]) -> GameFiles {
-        let mut files = BTreeMap::new();
-        let mut taken = BTreeSet::new();
+        let mut files = GameFiles::default();
         for (s, result) in results.iter().enumerate() {
-            let games: Vec<(usize, String)> = result
-                .tests
-                .iter()
-                .enumerate()
-                .filter_map(|(t, test)| Some((t, move_file(test.smallest_failing_input.as_ref()?)?)))
-                .collect();
-            if games.is_empty() {
-                continue;
-            }
-            let dir = unique(&file_name(&result.submission), &mut taken);
-            let mut names = BTreeSet::new();
-            for (t, text) in games {
-                let name = unique(&file_name(&result.tests[t].test), &mut names);
-                let path = Path::new(GAMES_DIR).join(&dir).join(format!("{name}.txt"));
-                files.insert((s, t), (path, text));
-            }
+            files.add(s, result);
         }
-        GameFiles { files }
+        files
+    }
+
+    /// Adds the failing games of `result`, the `s`th submission: each
+    /// submission in turn, in order, as [`GameFiles::of`] takes them.
+    pub fn add(&mut self, s: usize, result: &SubmissionResult) {
+        let games: Vec<(usize, String)> = result
+            .tests
+            .iter()
+            .enumerate()
+            .filter_map(|(t, test)| Some((t, move_file(test.smallest_failing_input.as_ref()?)?)))
+            .collect();
+        if games.is_empty() {
+            return;
+        }
+        let dir = unique(&file_name(&result.submission), &mut self.taken);
+        let mut names = BTreeSet::new();
+        for (t, text) in games {
+            let name = unique(&file_name(&result.tests[t].test), &mut names);
+            let path = Path::new(GAMES_DIR).join(&dir).join(format!("{name}.txt"));
+            self.files.insert((s, t), (path, text));
+        }
     }
 
     /// The file of test `test` of submission `submission` (indices into

@@ -8,6 +8,9 @@
 //! input's kind). It is written last, so a part stopped before its reports
 //! were written has none.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Difference, Unmatched};
@@ -310,6 +313,410 @@ impl PartRecord {
             results: results.iter().map(StoredSubmission::from).collect(),
         }
     }
+}
+
+/// `part.json` but its results: what `merge` checks of every part before it
+/// reads any part's results ([`PartReader`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs, reason = "the fields of PartRecord, documented there")]
+pub struct PartHeader {
+    pub version: u32,
+    pub partition: Partition,
+    pub fingerprint: Fingerprint,
+    pub class: Vec<String>,
+    pub tests: Vec<String>,
+    pub limits: Limits,
+    pub seed: Option<u64>,
+    pub protections: String,
+    pub not_graded: Vec<String>,
+}
+
+/// A `part.json` read a result at a time: its [`PartHeader`] at once, then
+/// its results in order ([`PartReader::next_result`]), each parsed when
+/// asked for and dropped by the caller once used, so a part's results are
+/// never held together.
+///
+/// As `part.json` is written, its results are its last member: then its
+/// header is what precedes them, read by a pass over the file's beginning
+/// that follows only its structure (strings, brackets, the top level's
+/// members), and the results are parsed one after the other from there,
+/// the file read once. A file whose results are not last (one edited by
+/// hand, say) is first passed over whole to find where each result is.
+/// Any file it cannot follow is said to be so (`None`): the caller then
+/// reads it the whole way, for `serde_json`'s own words on what is wrong.
+pub struct PartReader {
+    /// What precedes (and follows) the results.
+    pub header: PartHeader,
+    how: How,
+}
+
+/// How a [`PartReader`] reads its results.
+enum How {
+    /// In the file's order, from just after the results' `[`: `buf[at..]`
+    /// is what is read of the file and not yet parsed.
+    InTurn { file: File, buf: Vec<u8>, at: usize, first: bool, ended: bool },
+    /// Each from where a pass over the whole file found it.
+    Found {
+        file: BufReader<File>,
+        /// Where `file` is.
+        at: u64,
+        /// Where each result not yet read is: its first byte and the one
+        /// after its last.
+        elements: std::vec::IntoIter<(u64, u64)>,
+        buf: Vec<u8>,
+    },
+}
+
+/// How many members [`PartHeader`] has.
+const HEADER_MEMBERS: usize = 9;
+
+/// How much of a part is read at a time.
+const CHUNK: usize = 1 << 20;
+
+impl PartReader {
+    /// Reads `file`'s header and where its results are; `None` when it is
+    /// not a `part.json` of this version that this reader can follow.
+    #[must_use]
+    pub fn open(mut file: File) -> Option<PartReader> {
+        let early = layout(BufReader::with_capacity(1 << 16, &mut file), true)?;
+        // Every member of the header before the results (one left out
+        // may be one that may be left out, `seed`, or one that follows).
+        let whole_header = early.members == HEADER_MEMBERS;
+        if let (Some(start), true, Ok(header)) =
+            (early.results_at, whole_header, serde_json::from_slice::<PartHeader>(&early.header))
+        {
+            if header.version != PART_VERSION {
+                return None;
+            }
+            file.seek(SeekFrom::Start(start)).ok()?;
+            let how = How::InTurn { file, buf: Vec::new(), at: 0, first: true, ended: false };
+            return Some(PartReader { header, how });
+        }
+        file.seek(SeekFrom::Start(0)).ok()?;
+        let whole = layout(BufReader::with_capacity(1 << 18, &mut file), false)?;
+        let header: PartHeader = serde_json::from_slice(&whole.header).ok()?;
+        if header.version != PART_VERSION {
+            return None;
+        }
+        file.seek(SeekFrom::Start(0)).ok()?;
+        let how = How::Found {
+            file: BufReader::with_capacity(1 << 18, file),
+            at: 0,
+            elements: whole.elements.into_iter(),
+            buf: Vec::new(),
+        };
+        Some(PartReader { header, how })
+    }
+
+    /// The next result, `None` after the last; `Some(None)` when it cannot
+    /// be read or is not a result (or, after the last, the file does not
+    /// end there).
+    pub fn next_result(&mut self) -> Option<Option<StoredSubmission>> {
+        match &mut self.how {
+            How::InTurn { file, buf, at, first, ended } => {
+                if *ended {
+                    return None;
+                }
+                let read = in_turn(file, buf, at, first);
+                if !matches!(read, Some(Some(_))) {
+                    *ended = true;
+                }
+                read
+            }
+            How::Found { file, at, elements, buf } => {
+                let (start, end) = elements.next()?;
+                Some(found(file, at, buf, start, end))
+            }
+        }
+    }
+}
+
+/// The next result of a part read in turn ([`How::InTurn`]), as
+/// [`PartReader::next_result`] gives it.
+#[allow(clippy::option_option, reason = "as next_result gives it")]
+fn in_turn(
+    file: &mut File,
+    buf: &mut Vec<u8>,
+    at: &mut usize,
+    first: &mut bool,
+) -> Option<Option<StoredSubmission>> {
+    let Some(next) = next_byte(file, buf, at) else { return Some(None) };
+    if next == b']' {
+        *at += 1;
+        // The results are the last member, and the file ends with it.
+        let Some(b'}') = next_byte(file, buf, at) else { return Some(None) };
+        *at += 1;
+        return if next_byte(file, buf, at).is_none() && buf.len() == *at { None } else { Some(None) };
+    }
+    if !*first {
+        if next != b',' {
+            return Some(None);
+        }
+        *at += 1;
+    }
+    *first = false;
+    loop {
+        let mut stream = serde_json::Deserializer::from_slice(&buf[*at..]).into_iter::<StoredSubmission>();
+        match stream.next() {
+            Some(Ok(result)) => {
+                *at += stream.byte_offset();
+                return Some(Some(result));
+            }
+            // Cut by the end of what is read so far: read on.
+            Some(Err(e)) if e.is_eof() => {
+                if !more(file, buf, at) {
+                    return Some(None);
+                }
+            }
+            None => {
+                if !more(file, buf, at) {
+                    return Some(None);
+                }
+            }
+            Some(Err(_)) => return Some(None),
+        }
+    }
+}
+
+/// The next byte of `buf[at..]` that is not white space (`at` left on it),
+/// reading on as need be; `None` at the file's end.
+fn next_byte(file: &mut File, buf: &mut Vec<u8>, at: &mut usize) -> Option<u8> {
+    loop {
+        while let Some(&b) = buf.get(*at) {
+            if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                return Some(b);
+            }
+            *at += 1;
+        }
+        if !more(file, buf, at) {
+            return None;
+        }
+    }
+}
+
+/// Reads on into `buf`, dropping what is parsed (`buf[..at]`); false at
+/// the file's end (or on an error).
+fn more(file: &mut File, buf: &mut Vec<u8>, at: &mut usize) -> bool {
+    buf.drain(..*at);
+    *at = 0;
+    let len = buf.len();
+    buf.resize(len + CHUNK, 0);
+    let n = loop {
+        match file.read(&mut buf[len..]) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            other => break other.unwrap_or(0),
+        }
+    };
+    buf.truncate(len + n);
+    n > 0
+}
+
+/// The result at bytes `start..end` of a part read as found
+/// ([`How::Found`]).
+fn found(
+    file: &mut BufReader<File>,
+    at: &mut u64,
+    buf: &mut Vec<u8>,
+    start: u64,
+    end: u64,
+) -> Option<StoredSubmission> {
+    let skip = i64::try_from(start.checked_sub(*at)?).ok()?;
+    file.seek_relative(skip).ok()?;
+    buf.resize(usize::try_from(end - start).ok()?, 0);
+    file.read_exact(buf).ok()?;
+    *at = end;
+    serde_json::from_slice(buf).ok()
+}
+
+/// Where a `part.json`'s results are: its other members as a JSON object
+/// of their own, and each result's bytes.
+struct Layout {
+    header: Vec<u8>,
+    elements: Vec<(u64, u64)>,
+    /// Read `early`: where the results begin, just after their `[`, if
+    /// they were reached (the header is then what preceded them).
+    results_at: Option<u64>,
+    /// How many members the header has.
+    members: usize,
+}
+
+/// [`Layout`] of the JSON object `input` holds, its member `results` an
+/// array of objects; `None` when it does not follow that structure (the
+/// parser then says why). Strings are skipped whole, their escapes
+/// followed; whether the bytes are JSON otherwise is left to the parser,
+/// which reads the header and every result.
+#[allow(clippy::too_many_lines, reason = "one state machine over the bytes, each state beside the others")]
+fn layout(mut input: impl BufRead, early: bool) -> Option<Layout> {
+    /// Where the reading is in the top level's object.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum At {
+        Start,
+        Key,
+        InKey,
+        Colon,
+        Value,
+        InValue,
+        Comma,
+        End,
+    }
+    let mut header = Vec::new();
+    let mut elements = Vec::new();
+    let mut key = Vec::new();
+    let mut members = 0;
+    let (mut at, mut depth, mut in_string, mut escape) = (At::Start, 0u32, false, false);
+    let (mut results, mut seen_results, mut element_start, mut offset) = (false, false, 0u64, 0u64);
+    loop {
+        let chunk = input.fill_buf().ok()?;
+        let n = chunk.len();
+        if n == 0 {
+            break;
+        }
+        let mut i = 0;
+        while i < n {
+            if in_string {
+                let sink = match at {
+                    At::InKey => Some(&mut key),
+                    At::InValue if !results => Some(&mut header),
+                    _ => None,
+                };
+                if escape {
+                    escape = false;
+                    if let Some(sink) = sink {
+                        sink.push(chunk[i]);
+                    }
+                    i += 1;
+                    continue;
+                }
+                let Some(j) = memchr::memchr2(b'"', b'\\', &chunk[i..]) else {
+                    if let Some(sink) = sink {
+                        sink.extend_from_slice(&chunk[i..]);
+                    }
+                    i = n;
+                    continue;
+                };
+                let c = chunk[i + j];
+                if let Some(sink) = sink {
+                    sink.extend_from_slice(&chunk[i..=i + j]);
+                }
+                i += j + 1;
+                if c == b'\\' {
+                    escape = true;
+                } else {
+                    in_string = false;
+                    if at == At::InKey {
+                        at = At::Colon;
+                    }
+                }
+                continue;
+            }
+            let b = chunk[i];
+            let pos = offset + i as u64;
+            i += 1;
+            let space = matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+            match at {
+                _ if space && !(at == At::InValue && !results && depth > 0) => {}
+                At::Start if b == b'{' => {
+                    header.push(b'{');
+                    at = At::Key;
+                }
+                At::Key if b == b'"' => {
+                    key.clear();
+                    key.push(b'"');
+                    in_string = true;
+                    at = At::InKey;
+                }
+                At::Key if b == b'}' && header.len() == 1 => {
+                    header.push(b'}');
+                    at = At::End;
+                }
+                At::Colon if b == b':' => {
+                    results = key == b"\"results\"";
+                    if results {
+                        if seen_results {
+                            return None;
+                        }
+                        seen_results = true;
+                    } else {
+                        if header.len() > 1 {
+                            header.push(b',');
+                        }
+                        members += 1;
+                        header.extend_from_slice(&key);
+                        header.push(b':');
+                    }
+                    at = At::Value;
+                }
+                At::Value if results => {
+                    if b != b'[' {
+                        return None;
+                    }
+                    if early {
+                        header.push(b'}');
+                        return Some(Layout { header, elements, results_at: Some(pos + 1), members });
+                    }
+                    depth = 1;
+                    at = At::InValue;
+                }
+                At::Value => {
+                    header.push(b);
+                    match b {
+                        b'{' | b'[' => depth = 1,
+                        b'"' => in_string = true,
+                        _ => {}
+                    }
+                    at = At::InValue;
+                }
+                At::InValue if results => match (depth, b) {
+                    (1, b',') => {}
+                    (1, b'{') => {
+                        element_start = pos;
+                        depth = 2;
+                    }
+                    (1, b']') => {
+                        depth = 0;
+                        at = At::Comma;
+                    }
+                    (1, _) => return None,
+                    (_, b'"') => in_string = true,
+                    (_, b'{' | b'[') => depth += 1,
+                    (_, b'}' | b']') => {
+                        depth -= 1;
+                        if depth == 1 {
+                            elements.push((element_start, pos + 1));
+                        }
+                    }
+                    _ => {}
+                },
+                At::InValue if depth == 0 => match b {
+                    b',' => at = At::Key,
+                    b'}' => {
+                        header.push(b'}');
+                        at = At::End;
+                    }
+                    _ => header.push(b),
+                },
+                At::InValue => {
+                    header.push(b);
+                    match b {
+                        b'"' => in_string = true,
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                At::Comma if b == b',' => at = At::Key,
+                At::Comma if b == b'}' => {
+                    header.push(b'}');
+                    at = At::End;
+                }
+                _ => return None,
+            }
+        }
+        offset += n as u64;
+        input.consume(n);
+    }
+    (at == At::End && seen_results).then_some(Layout { header, elements, results_at: None, members })
 }
 
 #[cfg(test)]
