@@ -205,6 +205,37 @@ pub fn markdown(text: &str) -> String {
     out
 }
 
+/// Markdown written with [`markdown`]'s escapes, read back for a terminal
+/// (`autograder try`), where `C\+\+` should read `C++`: outside fenced
+/// code blocks (which were never escaped), a backslash before an ASCII
+/// punctuation mark and the code span around an `@` are dropped. The
+/// result is then made [`inert_lines`], as every text shown is.
+#[must_use]
+pub fn markdown_read(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fenced = false;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            out.push_str(line);
+            continue;
+        }
+        if fenced {
+            out.push_str(line);
+            continue;
+        }
+        let line = line.replace("`@`", "@");
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\\' && chars.peek().is_some_and(char::is_ascii_punctuation) {
+                continue;
+            }
+            out.push(c);
+        }
+    }
+    inert_lines(&out).into_owned()
+}
+
 /// What [`inert`] and [`inert_lines`] both are: `text` with every hidden
 /// character escaped and every workflow command broken, its lines and tabs
 /// kept when `lines` is true. Borrowed when nothing needed a change.
@@ -296,6 +327,13 @@ fn workflow_after_hash(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markdown_read_back_is_the_inert_text_outside_code_and_leaves_code_alone() {
+        let hostile = "C++ | <b>x</b> @ann \\ \u{1b}[2J";
+        let written = format!("{}\n```text\na\\(b\n```\n", markdown(hostile));
+        assert_eq!(markdown_read(&written), format!("{}\n```text\na\\(b\n```\n", inert(hostile)));
+    }
 
     #[test]
     fn ascii_is_answered_as_the_table_answers_it() {

@@ -203,10 +203,7 @@ fn try_package(args: &TryArgs) -> Result<u8, CliError> {
     }
     let shown = trial.results.as_ref().map(|results| match trial.platform {
         "Gradescope" => gradescope_summary(results),
-        _ => trial
-            .summary
-            .as_deref()
-            .map_or_else(|| github_summary(results), |s| text::inert_lines(s).into_owned()),
+        _ => trial.summary.as_deref().map_or_else(|| github_summary(results), text::markdown_read),
     });
     match &shown {
         Some(summary) => out.push_str(summary),
@@ -251,7 +248,13 @@ fn gradescope_summary(results: &serde_json::Value) -> String {
         }
     }
     if let Some(output) = results["output"].as_str().filter(|o| !o.is_empty()) {
-        let _ = writeln!(out, "output: {}", text::inert_lines(output).trim_end());
+        // Markdown for Gradescope's page, read back for the terminal.
+        let shown = if results["output_format"] == "md" {
+            text::markdown_read(output)
+        } else {
+            text::inert_lines(output).into_owned()
+        };
+        let _ = writeln!(out, "output: {}", shown.trim_end());
     }
     out
 }
