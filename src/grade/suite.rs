@@ -49,6 +49,14 @@ pub enum SuiteError {
         /// Why.
         source: std::io::Error,
     },
+    /// A file where the directory of tests must be.
+    #[error("{path}: not a directory; expected the directory of tests, files named *.{extension}")]
+    NotADirectory {
+        /// The file given.
+        path: PathBuf,
+        /// The extension of the tests in the directory expected.
+        extension: &'static str,
+    },
     /// The directory holds no test.
     #[error("{dir}: no tests; expected files named *.{extension}")]
     Empty {
@@ -115,6 +123,9 @@ pub fn config_file(given: Option<&Path>, tests: Option<&Path>) -> Option<PathBuf
 /// by name) and makes its expected answer, as [`answer`] does.
 pub fn load(dir: &Path, io: &Io, layout: &referee::Options) -> Result<Vec<Test>, SuiteError> {
     let extension = extension(io);
+    if fs::metadata(dir).is_ok_and(|meta| !meta.is_dir()) {
+        return Err(SuiteError::NotADirectory { path: dir.to_owned(), extension });
+    }
     let paths =
         test_files(dir, &[extension]).map_err(|source| SuiteError::Read { path: dir.to_owned(), source })?;
     if paths.is_empty() {

@@ -477,6 +477,17 @@ fn grading_that_cannot_be_done_exits_2_and_says_why() {
     let out = referee().arg("grade").arg("--tests").arg(&empty).arg(&sub).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no tests; expected files named *.txt"));
+    // One test file named where the directory goes.
+    let one = area.dir.path().join("01-one.txt");
+    fs::write(&one, "").unwrap();
+    let out = referee().arg("grade").arg("--tests").arg(&one).arg(&sub).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("01-one.txt: not a directory; expected the directory of tests, files named *.txt\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     fs::write(area.tests().join("bad.txt"), "Game\nX: A O: B\n\n5\n").unwrap();
     let out = referee().arg("grade").arg("--tests").arg(area.tests()).arg(&sub).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
