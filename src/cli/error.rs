@@ -49,6 +49,10 @@ pub(super) enum CliError {
     Unplayable { path: Shown, error: RefereeError },
     #[error("{path}: cannot open: {}", describe(.source))]
     Open { path: Shown, source: io::Error },
+    /// A move file that is not there, beside one whose name is a letter or
+    /// two away (`TTTmove.txt` for `TTTmoves.txt`).
+    #[error("{path}: no such file; did you mean {near}?")]
+    Mistyped { path: Shown, near: Shown },
     #[error("{path}: cannot read: {}", describe(.source))]
     Read { path: Shown, source: io::Error },
     #[error("{path}: is a directory; expected a move file (or use --out-dir to referee every file in it)")]
@@ -338,7 +342,10 @@ impl CliError {
 impl From<JobError> for CliError {
     fn from(error: JobError) -> CliError {
         match error {
-            JobError::Open { path, source } => CliError::Open { path: Shown::input(&path), source },
+            JobError::Open { path, source } => match near_name(&path, &source) {
+                Some(near) => CliError::Mistyped { path: Shown::input(&path), near: Shown::Path(near) },
+                None => CliError::Open { path: Shown::input(&path), source },
+            },
             JobError::Directory { path } => CliError::Directory { path: Shown::input(&path) },
             JobError::SameFile { path } => CliError::SameFile { path: Shown::Path(path) },
             // A write error is `JobError::Write`, never inside `Referee`.
@@ -436,6 +443,29 @@ impl fmt::Display for Shown {
 }
 
 /// An I/O error's text without Rust's ` (os error N)` suffix.
+/// For a file not found, the file beside it whose name is nearest, if it
+/// is at most two edits away: what the user most likely meant.
+fn near_name(path: &Path, error: &io::Error) -> Option<PathBuf> {
+    if error.kind() != io::ErrorKind::NotFound {
+        return None;
+    }
+    let name = path.file_name()?.to_str()?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|other| (strsim::levenshtein(name, &other), other))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, other)| path.with_file_name(other))
+}
+
 pub(super) fn describe(error: &io::Error) -> String {
     let text = error.to_string();
     match text.rfind(" (os error ") {

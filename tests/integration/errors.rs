@@ -62,6 +62,16 @@ fn an_output_that_is_a_directory_is_an_error() {
     }
 }
 
+/// A move file that is not there, a letter from one that is, is named.
+#[test]
+fn a_mistyped_move_file_is_told_the_name_it_is_near() {
+    let err = fails(&["fixtures/TTTmove.txt", "-o", "target/never-written.txt"]);
+    assert_eq!(err, "ttt-referee: fixtures/TTTmove.txt: no such file; did you mean fixtures/TTTmoves.txt?\n");
+    assert!(!std::path::Path::new("target/never-written.txt").exists());
+    let err = fails(&["fixtures/nothing-like-it.txt"]);
+    assert_eq!(err, "ttt-referee: fixtures/nothing-like-it.txt: cannot open: No such file or directory\n");
+}
+
 #[test]
 fn an_output_in_a_missing_directory_is_an_error() {
     let err = fails(&["fixtures/TTTmoves.txt", "-o", "no/such/dir/out.txt"]);
