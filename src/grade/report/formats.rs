@@ -461,6 +461,7 @@ table { border-collapse: collapse; margin: .5em 0; }
 th, td { padding: .3em .7em; border: 1px solid #ddd; text-align: left; vertical-align: top; }
 th.sort { cursor: pointer; background: #f3f3f3; user-select: none; }
 th.sort::after { content: ' \\2195'; color: #999; }
+.key { display: inline-block; width: .8em; height: .8em; margin-right: .35em; border-radius: 2px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .verdict { color: #fff; border-radius: .3em; padding: .1em .5em; font-size: .9em; white-space: nowrap; }
 .bar { display: flex; height: .8em; width: 14em; border-radius: .3em; overflow: hidden; background: #eee; }
@@ -584,7 +585,7 @@ pub fn html_head(
         table.sortable #overview {
             thead { tr {
                 th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }
-                @for v in Verdict::ALL { th.sort { (v.name()) } }
+                @for v in Verdict::ALL { th.sort { span.key style={ "background:" (colour(v)) } {} (v.name()) } }
             } }
             tbody {
                 @for r in rows {
@@ -806,7 +807,7 @@ mod tests {
                     table.sortable #overview {
                         thead { tr {
                             th.sort { "submission" } th.sort { "language" } th.sort { "score" } th { "verdicts" }
-                            @for v in Verdict::ALL { th.sort { (v.name()) } }
+                            @for v in Verdict::ALL { th.sort { span.key style={ "background:" (colour(v)) } {} (v.name()) } }
                         } }
                         tbody {
                             @for r in results {
