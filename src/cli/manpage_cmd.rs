@@ -105,6 +105,10 @@ fn found_when(dir: &std::path::Path) -> String {
 /// One command's page, and the pages its SEE ALSO names.
 struct Page {
     man: Man,
+    /// The command's usage lines, as `--help` shows them
+    /// (`ttt-referee grade [OPTIONS] --tests <DIR> <SUBMISSION>...`): the
+    /// SYNOPSIS, where `clap_mangen` lists every option without its value.
+    usage: Vec<String>,
     /// The page's name: `ttt-referee-grade`.
     name: String,
     /// The command's exit statuses, for EXIT STATUS.
@@ -183,6 +187,7 @@ impl Page {
         let mut page = Vec::new();
         self.man.render(&mut page)?;
         let page = String::from_utf8_lossy(&page);
+        let page = with_synopsis(&page, &self.usage);
         let (head, extra, tail) = split_extra(&page);
         let mut text = String::with_capacity(page.len() + 1024);
         // Ragged-right and never hyphenated: no word of an option or a path
@@ -211,6 +216,32 @@ impl Page {
         }
         out.write_all(text.as_bytes())
     }
+}
+
+/// `page` with its SYNOPSIS section's body replaced by `usage`, a line
+/// each, the command's words in bold (unchanged if either is missing).
+fn with_synopsis(page: &str, usage: &[String]) -> String {
+    const SYNOPSIS: &str = ".SH SYNOPSIS\n";
+    let Some(start) = page.find(SYNOPSIS).map(|at| at + SYNOPSIS.len()) else { return page.to_owned() };
+    let Some(end) = page[start..].find("\n.SH ").map(|at| start + at + 1) else { return page.to_owned() };
+    if usage.is_empty() {
+        return page.to_owned();
+    }
+    let lines: Vec<String> = usage
+        .iter()
+        .map(|line| {
+            // The command's words run up to the first option or operand.
+            let cut = line.find([' ', '\t']).map_or(line.len(), |first| {
+                line[first..]
+                    .find(" [")
+                    .or_else(|| line[first..].find(" <"))
+                    .or_else(|| line[first..].find(" -"))
+                    .map_or(line.len(), |at| first + at)
+            });
+            format!("\\fB{}\\fR{}", escape(&line[..cut]), escape(&line[cut..]))
+        })
+        .collect();
+    format!("{}{}\n{}", &page[..start], lines.join("\n.br\n"), &page[end..])
 }
 
 /// The page before the EXTRA section, the section's lines (roff text, one
@@ -291,12 +322,20 @@ fn escape(text: &str) -> String {
 fn pages(cmd: Command) -> Vec<Page> {
     fn collect(cmd: Command, top: &str, source: &str, parents: &[String], pages: &mut Vec<Page>) {
         let subcommands: Vec<Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned().collect();
+        let usage = cmd
+            .clone()
+            .render_usage()
+            .to_string()
+            .lines()
+            .map(|line| line.trim().trim_start_matches("Usage:").trim().to_owned())
+            .filter(|line| !line.is_empty())
+            .collect();
         let man = Man::new(cmd).source(source);
         let name = man.get_filename().trim_end_matches(".1").to_owned();
         let children: Vec<String> = subcommands.iter().map(|s| format!("{name}-{}", s.get_name())).collect();
         let see_also = parents.iter().cloned().chain(children).collect();
         let path: Vec<&str> = name.strip_prefix(top).unwrap_or_default().split('-').skip(1).collect();
-        pages.push(Page { man, exit_status: exit_status(&path), name: name.clone(), see_also });
+        pages.push(Page { man, usage, exit_status: exit_status(&path), name: name.clone(), see_also });
         let parents: Vec<String> = parents.iter().cloned().chain([name]).collect();
         for sub in subcommands {
             collect(sub, top, source, &parents, pages);

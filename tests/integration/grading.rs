@@ -969,6 +969,11 @@ fn manpage_dir_writes_a_page_for_every_command() {
     ] {
         assert!(grade.contains(needle), "grade's page lacks {needle:?}:\n{grade}");
     }
+    // The SYNOPSIS is the usage `--help` shows, values and all.
+    assert!(
+        grade.contains(".SH SYNOPSIS\n\\fBttt-referee grade\\fR [OPTIONS] <SUBMISSION>...\n.SH "),
+        "{grade}"
+    );
 }
 
 /// `manpage --install` writes the pages beside the binary, in
