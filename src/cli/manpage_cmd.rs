@@ -106,9 +106,10 @@ fn found_when(dir: &std::path::Path) -> String {
 struct Page {
     man: Man,
     /// The command's usage lines, as `--help` shows them
-    /// (`ttt-referee grade [OPTIONS] --tests <DIR> <SUBMISSION>...`): the
-    /// SYNOPSIS, where `clap_mangen` lists every option without its value.
-    usage: Vec<String>,
+    /// (`ttt-referee grade [OPTIONS] <SUBMISSION>...`): the SYNOPSIS, where
+    /// `clap_mangen` lists every option without its value. Each is the
+    /// command's words (its `bin_name`, in bold) and the rest.
+    usage: Vec<(String, String)>,
     /// The page's name: `ttt-referee-grade`.
     name: String,
     /// The command's exit statuses, for EXIT STATUS.
@@ -220,27 +221,15 @@ impl Page {
 
 /// `page` with its SYNOPSIS section's body replaced by `usage`, a line
 /// each, the command's words in bold (unchanged if either is missing).
-fn with_synopsis(page: &str, usage: &[String]) -> String {
+fn with_synopsis(page: &str, usage: &[(String, String)]) -> String {
     const SYNOPSIS: &str = ".SH SYNOPSIS\n";
     let Some(start) = page.find(SYNOPSIS).map(|at| at + SYNOPSIS.len()) else { return page.to_owned() };
     let Some(end) = page[start..].find("\n.SH ").map(|at| start + at + 1) else { return page.to_owned() };
     if usage.is_empty() {
         return page.to_owned();
     }
-    let lines: Vec<String> = usage
-        .iter()
-        .map(|line| {
-            // The command's words run up to the first option or operand.
-            let cut = line.find([' ', '\t']).map_or(line.len(), |first| {
-                line[first..]
-                    .find(" [")
-                    .or_else(|| line[first..].find(" <"))
-                    .or_else(|| line[first..].find(" -"))
-                    .map_or(line.len(), |at| first + at)
-            });
-            format!("\\fB{}\\fR{}", escape(&line[..cut]), escape(&line[cut..]))
-        })
-        .collect();
+    let lines: Vec<String> =
+        usage.iter().map(|(command, rest)| format!("\\fB{}\\fR{}", escape(command), escape(rest))).collect();
     format!("{}{}\n{}", &page[..start], lines.join("\n.br\n"), &page[end..])
 }
 
@@ -322,13 +311,16 @@ fn escape(text: &str) -> String {
 fn pages(cmd: Command) -> Vec<Page> {
     fn collect(cmd: Command, top: &str, source: &str, parents: &[String], pages: &mut Vec<Page>) {
         let subcommands: Vec<Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned().collect();
+        // Built with the top command, each command knows its words.
+        let words = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
         let usage = cmd
             .clone()
             .render_usage()
             .to_string()
             .lines()
-            .map(|line| line.trim().trim_start_matches("Usage:").trim().to_owned())
-            .filter(|line| !line.is_empty())
+            .map(|line| line.trim().trim_start_matches("Usage:").trim())
+            .filter_map(|line| line.strip_prefix(words.as_str()))
+            .map(|rest| (words.clone(), rest.to_owned()))
             .collect();
         let man = Man::new(cmd).source(source);
         let name = man.get_filename().trim_end_matches(".1").to_owned();
