@@ -218,7 +218,11 @@ fn copied(part: &Path, to: &str, change: impl FnOnce(&Path)) -> PathBuf {
 
 /// `merge` of `parts` fails with status 2 and `message`, and writes nothing.
 fn refused(parts: &[PathBuf], message: &str) {
-    let out = dir().join("bad/never-written");
+    // Its own path: a merge refused mid-walk makes and removes its output
+    // directory, which another test's check would see.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = dir().join("bad").join(format!("never-written-refused-{call}"));
     let (status, stdout, stderr) = merge(parts, &out);
     assert_eq!((status, stdout.as_str()), (Some(2), ""), "{stderr}");
     assert_eq!(stderr, format!("ttt-referee: merge: {message}\n"));
@@ -330,7 +334,7 @@ fn corrupt_parts_are_refused() {
     );
     let plain = dir().join("bad/plain");
     fs::create_dir_all(&plain).unwrap();
-    let (status, _, stderr) = merge(&with(&plain), &dir().join("bad/never-written"));
+    let (status, _, stderr) = merge(&with(&plain), &dir().join("bad/never-written-1"));
     assert_eq!(status, Some(2));
     assert!(
         stderr.starts_with(&format!(
@@ -376,7 +380,7 @@ fn an_interrupted_or_tampered_part_is_refused() {
     let unsaid = copied(&parts[1], "unsaid", |dir| {
         edit(dir, |part| part["not_graded"] = serde_json::json!(["ivy-crash"]));
     });
-    let (status, _, stderr) = merge(&with(&unsaid), &dir().join("bad/never-written"));
+    let (status, _, stderr) = merge(&with(&unsaid), &dir().join("bad/never-written-2"));
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("corrupt: it is not the results.json"), "{stderr}");
     let short = copied(&parts[1], "short", |dir| {
@@ -384,7 +388,7 @@ fn an_interrupted_or_tampered_part_is_refused() {
             part["results"].as_array_mut().unwrap().pop();
         });
     });
-    let (status, _, stderr) = merge(&with(&short), &dir().join("bad/never-written"));
+    let (status, _, stderr) = merge(&with(&short), &dir().join("bad/never-written-3"));
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("corrupt: it is not the results.json"), "{stderr}");
 }
@@ -409,7 +413,7 @@ fn a_part_that_both_graded_and_did_not_grade_a_submission_is_refused() {
         ttt_referee::grade::report::json(&results, &record.limits, record.seed, true, &mut json).unwrap();
         fs::write(dir.join("results.json"), json).unwrap();
     });
-    let out = dir().join("bad/never-written");
+    let out = dir().join("bad/never-written-4");
     let (status, stdout, stderr) = merge_partial(&[parts[0].clone(), both.clone(), parts[2].clone()], &out);
     assert_eq!((status, stdout.as_str()), (Some(2), ""), "{stderr}");
     assert_eq!(
@@ -534,8 +538,8 @@ fn allow_partial_merges_the_parts_there_and_says_which_submissions_are_missing()
 
     // Still refused: parts of two gradings, a part twice, a corrupt part.
     let again = copied(&parts[1], "partial-again", |_| {});
-    let (status, _, stderr) = merge_partial(&[parts[1].clone(), again], &dir().join("bad/never-written"));
+    let (status, _, stderr) = merge_partial(&[parts[1].clone(), again], &dir().join("bad/never-written-5"));
     assert_eq!(status, Some(2));
     assert!(stderr.contains("part 2 of 3 is given twice"), "{stderr}");
-    assert!(!dir().join("bad/never-written").exists());
+    assert!(!dir().join("bad/never-written-5").exists());
 }
